@@ -1,0 +1,25 @@
+# The two commands a fresh machine needs: `make run` and `make test`.
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: test run lint bench
+
+test:
+	scripts/bootstrap
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+run:
+	scripts/bootstrap
+	$(BIN)/parlor serve
+
+bench:
+	scripts/bootstrap
+	$(BIN)/python -m bench.rules_bench

@@ -1,0 +1,39 @@
+"""Wire encoding shared by the rules and the server: msgpack, and checks for wire-clean data.
+
+"Wire-clean" data is what survives msgpack and JSON unchanged: dicts with str keys, lists,
+str, int, bool and None. Views and events are wire-clean by contract, so what a client receives
+equals what the rules produced.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+
+def pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def unpack(data: bytes) -> Any:
+    return msgpack.unpackb(data, raw=False, strict_map_key=True)
+
+
+def is_wire_clean(obj: Any) -> bool:
+    """True when ``obj`` is made only of dict[str, ...], list, str, int, bool and None."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if item is None or isinstance(item, (str, int, bool)):
+            continue
+        if type(item) is list:
+            stack.extend(item)
+        elif type(item) is dict:
+            for key, value in item.items():
+                if not isinstance(key, str):
+                    return False
+                stack.append(value)
+        else:
+            return False
+    return True

@@ -1,0 +1,244 @@
+"""The contract every game implements, and the common checks every game gets for free.
+
+A game is metadata + state + legal actions + apply + per-seat view (the OpenSpiel /
+boardgame.io shape). States are immutable and carry their own seeded RNG, so a game replays
+from ``(seed, actions)``. Seats are numbered from 0.
+
+What the server relies on:
+
+* ``initial_state(seats, options, seed)`` — a fresh game.
+* ``to_act(state)`` — the seats that may act now (a set: some phases are simultaneous); empty
+  once the game is over.
+* ``legal_actions(state, seat)`` — every action that seat may take now (empty when it may not act).
+* ``apply(state, seat, action) -> (state, events)`` — never mutates its input; raises a
+  :class:`~rules.errors.RulesError` subclass on anything the rules refuse.
+* ``view(state, seat | None)`` — the only way state leaves the rules layer, redacted for that
+  seat (``None`` = spectator). Wire-clean (see :mod:`rules.codec`). Always carries the common
+  keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``.
+* ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over.
+* ``dump_state`` / ``load_state`` — lossless conversion to and from wire-clean data.
+* ``parse_action`` / ``dump_action`` — actions are pydantic models in a tagged union on ``type``.
+
+Events are public by contract: they never carry the identity of a card hidden from anyone.
+Whatever is private travels only in views.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+
+from rules.errors import (
+    GameOver,
+    InvalidAction,
+    InvalidOptions,
+    InvalidSeatCount,
+    NotYourTurn,
+    RulesError,
+)
+from rules.rng import Rng
+
+S = TypeVar("S")
+A = TypeVar("A", bound=BaseModel)
+
+Event = dict[str, Any]
+View = dict[str, Any]
+
+
+class ActionModel(BaseModel):
+    """Base of every action: frozen, no unknown fields; subclasses set ``type: Literal[...]``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=False)
+
+
+class GameOptions(BaseModel):
+    """Base of every game's options model; every field has a default."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """How a finished game ended.
+
+    ``places[seat]`` is 1 for the winners; tied seats share a place. ``scores`` are in the game's
+    own terms (points, cards left, ...).
+    """
+
+    winners: tuple[int, ...]
+    places: tuple[int, ...]
+    scores: tuple[int, ...]
+    reason: str
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "winners": list(self.winners),
+            "places": list(self.places),
+            "scores": list(self.scores),
+            "reason": self.reason,
+        }
+
+
+def places_from_scores(scores: Sequence[int], *, lower_is_better: bool) -> tuple[int, ...]:
+    """Competition ranking (1, 1, 3, ...) from per-seat scores."""
+    keyed = [s if lower_is_better else -s for s in scores]
+    return tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
+
+
+def _readable(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(p) for p in item["loc"]) or "action"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+class Game(ABC, Generic[S, A]):
+    """Base class of a game. Subclasses set the class attributes and implement the hooks."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    Options: ClassVar[type[GameOptions]]
+    State: ClassVar[type[Any]]
+    #: The tagged union of the game's action models:
+    #: ``Annotated[A1 | A2 | ..., Field(discriminator="type")]``.
+    Action: ClassVar[Any]
+
+    def __init__(self) -> None:
+        self._action_adapter: TypeAdapter[A] = TypeAdapter(self.Action)
+        self._state_adapter: TypeAdapter[S] = TypeAdapter(self.State)
+
+    # -- metadata -------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """Wire-clean metadata for menus: id, name, summary, seat range, options schema."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "summary": self.summary,
+            "min_seats": self.min_seats,
+            "max_seats": self.max_seats,
+            "options": self.Options.model_json_schema(),
+            "default_options": self.Options().model_dump(mode="json"),
+        }
+
+    def parse_options(self, data: Mapping[str, Any] | GameOptions | None) -> GameOptions:
+        if isinstance(data, self.Options):
+            return data
+        try:
+            return self.Options.model_validate(dict(data or {}))
+        except ValidationError as exc:
+            raise InvalidOptions(f"Invalid options for {self.name}: {_readable(exc)}") from None
+        except (TypeError, ValueError):
+            raise InvalidOptions(f"Options for {self.name} must be an object") from None
+
+    def check_seat_count(self, seats: int) -> None:
+        if not self.min_seats <= seats <= self.max_seats:
+            raise InvalidSeatCount(
+                f"{self.name} is for {self.min_seats} to {self.max_seats} players, not {seats}"
+            )
+
+    # -- actions --------------------------------------------------------------------------
+
+    def parse_action(self, data: Any) -> A:
+        """Validate raw data from the network into an action model, or raise InvalidAction."""
+        if isinstance(data, BaseModel):
+            data = data.model_dump()
+        if not isinstance(data, Mapping):
+            raise InvalidAction("An action must be an object with a 'type' field")
+        try:
+            return self._action_adapter.validate_python(data)
+        except ValidationError as exc:
+            raise InvalidAction(f"Malformed action: {_readable(exc)}") from None
+
+    @staticmethod
+    def dump_action(action: BaseModel) -> dict[str, Any]:
+        dumped: dict[str, Any] = action.model_dump(mode="json")
+        return dumped
+
+    # -- state ----------------------------------------------------------------------------
+
+    def new_game(self, seats: int, options: Mapping[str, Any] | GameOptions | None, seed: int) -> S:
+        """Checked entry point: validates seat count and options, then ``initial_state``."""
+        self.check_seat_count(seats)
+        return self.initial_state(seats, self.parse_options(options), seed)
+
+    def dump_state(self, state: S) -> Any:
+        return self._state_adapter.dump_python(state, mode="json")
+
+    def load_state(self, data: Any) -> S:
+        return self._state_adapter.validate_python(data)
+
+    def apply(self, state: S, seat: int, action: A | Mapping[str, Any]) -> tuple[S, list[Event]]:
+        """Apply one action for ``seat``; the common checks run before the game's own."""
+        parsed = action if isinstance(action, BaseModel) else self.parse_action(action)
+        if self.result(state) is not None:
+            raise GameOver("The game is over")
+        seats = self.seat_count(state)
+        if not (isinstance(seat, int) and 0 <= seat < seats):
+            raise NotYourTurn(f"There is no seat {seat} in this game")
+        if seat not in self.to_act(state):
+            raise NotYourTurn("It is not your turn")
+        return self.apply_action(state, seat, parsed)
+
+    def view(self, state: S, seat: int | None) -> View:
+        """The state as ``seat`` may see it (``None`` = spectator), with the common keys."""
+        to_act = self.to_act(state)
+        result = self.result(state)
+        legal: list[Any] = (
+            self.legal_view(state, seat) if seat is not None and seat in to_act else []
+        )
+        body = self.seat_view(state, seat)
+        body.update(
+            game=self.id,
+            seat=seat,
+            to_act=sorted(to_act),
+            legal=legal,
+            over=result is not None,
+            result=None if result is None else result.to_wire(),
+        )
+        return body
+
+    def legal_view(self, state: S, seat: int) -> list[Any]:
+        """How a seat's legal actions appear in its view. Default: every action, dumped."""
+        return [self.dump_action(a) for a in self.legal_actions(state, seat)]
+
+    def bot_action(self, state: S, seat: int, rng: Rng) -> A:
+        """A bot's move. Default: a uniformly random legal action; games may override."""
+        actions = self.legal_actions(state, seat)
+        if not actions:
+            raise RulesError("This seat has nothing to do")
+        choice, _ = rng.choice(actions)
+        return choice
+
+    # -- hooks each game implements ---------------------------------------------------------
+
+    @abstractmethod
+    def initial_state(self, seats: int, options: Any, seed: int) -> S: ...
+
+    @abstractmethod
+    def seat_count(self, state: S) -> int: ...
+
+    @abstractmethod
+    def to_act(self, state: S) -> frozenset[int]: ...
+
+    @abstractmethod
+    def legal_actions(self, state: S, seat: int) -> list[A]: ...
+
+    @abstractmethod
+    def apply_action(self, state: S, seat: int, action: A) -> tuple[S, list[Event]]:
+        """The game's own rules; the seat is known to be in ``to_act`` and the game running."""
+
+    @abstractmethod
+    def seat_view(self, state: S, seat: int | None) -> View:
+        """Game-specific part of the view (the common keys are added by :meth:`view`)."""
+
+    @abstractmethod
+    def result(self, state: S) -> Result | None: ...

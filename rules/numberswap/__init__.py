@@ -1,0 +1,1 @@
+"""Number Swap: placeholder until the engine lands."""

@@ -1,0 +1,139 @@
+"""The random-playout conformance check every game passes.
+
+A game's test module supplies a :class:`Harness` (how to count its cards and how to shuffle the
+cards a seat cannot see); :func:`play_random_game` then plays a seeded random legal game and
+checks, after every action:
+
+* someone can act until the game ends, every seat in ``to_act`` has a legal action and no other
+  seat has one, and a seat outside ``to_act`` is refused with ``NotYourTurn``;
+* the input state was not mutated (its dump is unchanged);
+* state round-trips losslessly through msgpack; views and events are wire-clean;
+* every card is accounted for exactly once;
+* no leak: shuffling the cards hidden from a seat leaves that seat's view identical
+  (also for the spectator view);
+* the game ends within ``max_actions``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from rules.codec import is_wire_clean, pack, unpack
+from rules.contract import Game
+from rules.errors import NotYourTurn
+from rules.rng import Rng
+
+
+@dataclass
+class Harness:
+    game: Game[Any, Any]
+    #: Every card in the state, wherever it is (hands, piles, grids, ...).
+    cards: Callable[[Any], Counter[Hashable]]
+    #: The full deck the game was dealt from.
+    deck: Callable[[Any], Counter[Hashable]]
+    #: A state equal to the input except that cards hidden from ``seat`` (None = spectator)
+    #: are permuted among their hidden places.
+    permute_hidden: Callable[[Any, int | None, random.Random], Any]
+    max_actions: int = 20_000
+
+
+def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int = 1) -> None:
+    game = h.game
+    dumped = game.dump_state(state)
+    assert is_wire_clean(dumped), "dump_state must be wire-clean"
+    again = game.load_state(unpack(pack(dumped)))
+    assert again == state, "state must round-trip through msgpack"
+    assert h.cards(state) == h.deck(state), "every card must be accounted for exactly once"
+
+    seats = game.seat_count(state)
+    to_act = game.to_act(state)
+    over = game.result(state) is not None
+    if over:
+        assert not to_act, "nobody acts once the game is over"
+    else:
+        assert to_act, "someone must be able to act until the game ends"
+    for seat in range(seats):
+        legal = game.legal_actions(state, seat)
+        assert bool(legal) == (seat in to_act), f"seat {seat}: legal actions iff in to_act"
+        view = game.view(state, seat)
+        assert is_wire_clean(view), "views must be wire-clean"
+        assert unpack(pack(view)) == view
+    spectator = game.view(state, None)
+    assert is_wire_clean(spectator)
+    assert spectator["legal"] == []
+
+    for _ in range(leak_checks):
+        seat = rnd.choice([*range(seats), None])
+        shuffled = h.permute_hidden(state, seat, rnd)
+        assert h.cards(shuffled) == h.cards(state), "permute_hidden must only move cards"
+        assert game.view(shuffled, seat) == game.view(state, seat), f"view of {seat} leaks"
+
+
+def play_random_game(
+    h: Harness,
+    seats: int,
+    seed: int,
+    *,
+    options: dict[str, Any] | None = None,
+    check: bool = True,
+) -> tuple[Any, list[tuple[int, dict[str, Any]]]]:
+    """Play a seeded random legal game to the end; returns the final state and the actions."""
+    game = h.game
+    rnd = random.Random(seed)
+    state = game.new_game(seats, options, seed)
+    log: list[tuple[int, dict[str, Any]]] = []
+    for _ in range(h.max_actions):
+        if check:
+            check_state(h, state, rnd)
+        if game.result(state) is not None:
+            return state, log
+        to_act = sorted(game.to_act(state))
+        seat = rnd.choice(to_act)
+        idle = [s for s in range(seats) if s not in to_act]
+        action = rnd.choice(game.legal_actions(state, seat))
+        if check and idle:
+            with pytest.raises(NotYourTurn):
+                game.apply(state, rnd.choice(idle), action)
+        before = game.dump_state(state) if check else None
+        # Round-trip the action as the server would receive it.
+        wire_action = game.parse_action(unpack(pack(game.dump_action(action))))
+        assert wire_action == action
+        state, events = game.apply(state, seat, wire_action)
+        if check:
+            assert game.dump_state(game.load_state(before)) == before
+            assert all(is_wire_clean(e) and "type" in e for e in events)
+        log.append((seat, game.dump_action(action)))
+    raise AssertionError(f"game did not end within {h.max_actions} actions")
+
+
+def replay(
+    game: Game[Any, Any],
+    seats: int,
+    seed: int,
+    log: list[tuple[int, dict[str, Any]]],
+    options: dict[str, Any] | None = None,
+) -> Any:
+    state = game.new_game(seats, options, seed)
+    for seat, action in log:
+        state, _ = game.apply(state, seat, action)
+    return state
+
+
+def bot_game(game: Game[Any, Any], seats: int, seed: int, max_actions: int = 20_000) -> Any:
+    """Play a game with every seat driven by ``game.bot_action`` (no checks)."""
+    state = game.new_game(seats, None, seed)
+    rng = Rng.from_seed(seed)
+    for _ in range(max_actions):
+        if game.result(state) is not None:
+            return state
+        seat = min(game.to_act(state))
+        action = game.bot_action(state, seat, rng)
+        _, rng = rng.next64()
+        state, _ = game.apply(state, seat, action)
+    raise AssertionError("bot game did not end")

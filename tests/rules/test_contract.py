@@ -1,0 +1,54 @@
+"""The shared contract pieces: RNG, codec, ranking, registry."""
+
+from collections import Counter
+
+from rules import all_games
+from rules.codec import is_wire_clean, pack, unpack
+from rules.contract import places_from_scores
+from rules.rng import Rng
+
+
+def test_rng_is_deterministic_per_seed() -> None:
+    a, _ = Rng.from_seed(7).shuffle(range(20))
+    b, _ = Rng.from_seed(7).shuffle(range(20))
+    c, _ = Rng.from_seed(8).shuffle(range(20))
+    assert a == b
+    assert a != c
+    assert sorted(a) == list(range(20))
+
+
+def test_rng_below_is_roughly_uniform() -> None:
+    rng = Rng.from_seed(1)
+    counts: Counter[int] = Counter()
+    for _ in range(6000):
+        value, rng = rng.below(6)
+        counts[value] += 1
+    assert set(counts) == set(range(6))
+    assert all(800 < n < 1200 for n in counts.values())
+
+
+def test_wire_clean_rejects_tuples_floats_and_int_keys() -> None:
+    assert is_wire_clean({"a": [1, "x", None, True, {"b": []}]})
+    assert not is_wire_clean({"a": (1, 2)})
+    assert not is_wire_clean({"a": 1.5})
+    assert not is_wire_clean({1: "a"})
+
+
+def test_msgpack_round_trip_keeps_big_integers() -> None:
+    value = {"rng": (1 << 64) - 1, "neg": -5}
+    assert unpack(pack(value)) == value
+
+
+def test_places_share_ties() -> None:
+    assert places_from_scores([10, 5, 5, 20], lower_is_better=True) == (3, 1, 1, 4)
+    assert places_from_scores([10, 5, 5, 20], lower_is_better=False) == (2, 3, 3, 1)
+
+
+def test_every_registered_game_describes_itself() -> None:
+    games = all_games()
+    assert "numberswap" in games
+    for game_id, game in games.items():
+        meta = game.describe()
+        assert meta["id"] == game_id
+        assert is_wire_clean(meta["default_options"])
+        assert 2 <= meta["min_seats"] <= meta["max_seats"] <= 8
