@@ -257,6 +257,8 @@ class Session:
         seed, now = self.service.new_seed(), self.service.clock
 
         def start(room: Room) -> commands.Change:
+            if room.host != seat_id:
+                raise RoomError(ErrorCode.NOT_HOST, "Only the host can do that")
             if room.phase is not phase:
                 what = "start" if phase is Phase.LOBBY else "rematch"
                 raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot {what} while {room.phase.value}")

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import redis.asyncio as aioredis
 import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
@@ -90,6 +91,12 @@ def redis_server() -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(5)
+
+
+async def flush(url: str) -> None:
+    client = aioredis.Redis.from_url(url)
+    await client.flushall()
+    await client.aclose()
 
 
 # -- servers ----------------------------------------------------------------------------------
