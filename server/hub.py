@@ -48,6 +48,9 @@ class Hub:
         self._presence: dict[str, frozenset[int]] = {}
         # Seat ids connected here, with how many connections each.
         self._local: dict[str, Counter[int]] = {}
+        # The newest version fanned out per room. Not the service's cache: that one also
+        # learns versions by reloading after a lost race, which sends nobody anything.
+        self._sent: dict[str, int] = {}
         self._refreshing: dict[str, asyncio.Task[None]] = {}
         self._again: dict[str, bool] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -117,6 +120,7 @@ class Hub:
             del self._rooms[code]
             self._local.pop(code, None)
             self._presence.pop(code, None)
+            self._sent.pop(code, None)
             self._bots.forget(code)
         if changed:
             self._background(self._claim(code, notify=True))
@@ -161,8 +165,7 @@ class Hub:
         if notice.code not in self._rooms:
             return
         if notice.kind is NoticeKind.CHANGE:
-            cached = self._service.cached(notice.code)
-            if cached is not None and cached.version >= notice.version:
+            if self._sent.get(notice.code, 0) >= notice.version:
                 return  # our own change, already sent
             self.refresh(notice.code)
         else:
@@ -215,6 +218,7 @@ class Hub:
         newest = self._service.cached(code)
         if newest is not None and newest.version > room.version:
             room = newest
+        self._sent[code] = max(self._sent.get(code, 0), room.version)
         presence = self._presence.get(code, frozenset())
         info: dict[str, Any] | None = None
         frames: dict[tuple[int | None, Format], Frame] = {}

@@ -154,8 +154,13 @@ def serve_process(redis_url: str) -> Iterator[tuple[subprocess.Popen[bytes], str
         "PARLOR_PORT": str(port),
         "PARLOR_BOT_DELAY": "0.02",
     }
+    # `parlor serve`, with the tests' toy game registered alongside the real ones.
+    boot = (
+        "from rules.registry import register; from tests.server.toygame import ToyGame; "
+        "register(ToyGame()); from server.cli import main; main(['serve'])"
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "server.cli", "serve"],
+        [sys.executable, "-c", boot],
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
