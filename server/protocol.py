@@ -126,6 +126,10 @@ class Leave(_Message):
     type: Literal["leave"]
 
 
+class Back(_Message):
+    type: Literal["back"]
+
+
 class Sync(_Message):
     type: Literal["sync"]
 
@@ -144,12 +148,13 @@ ClientMessage = Annotated[
     | Start
     | Rematch
     | Leave
+    | Back
     | Sync,
     Field(discriminator="type"),
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot),
-    *(Kick, GiveHost, Lock, Start, Rematch, Leave, Sync),
+    *(Kick, GiveHost, Lock, Start, Rematch, Leave, Back, Sync),
 )
 CLIENT_TYPES = frozenset(
     m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]

@@ -28,6 +28,7 @@ from server.protocol import (
     CLIENT_TYPES,
     Act,
     AddBot,
+    Back,
     Chat,
     ClientMessage,
     CloseCode,
@@ -195,6 +196,8 @@ class Session:
             await self._start(
                 seat_id, Phase.LOBBY if isinstance(message, Start) else Phase.FINISHED
             )
+        elif isinstance(message, Back):
+            await self._change(lambda r: commands.back(r, seat_id, now()))
         elif isinstance(message, Leave):
             # Stop the fan-out first so this connection is not told its own seat was revoked.
             self.hub.detach(self.conn)
