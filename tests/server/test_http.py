@@ -76,9 +76,13 @@ async def test_healthz_reports_a_dead_store(redis_url: str) -> None:
     store = RedisStore(redis_url)
     async with serve(TEST_SETTINGS, store) as server, httpx.AsyncClient(base_url=server.http) as h:
         assert (await h.get("/healthz")).status_code == 200
-        # Point the store at a port where nothing listens.
+        # Point the store at a port where nothing listens (and do not retry for long).
         import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
 
-        store._redis = aioredis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2)
+        store._redis = aioredis.Redis(
+            host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+        )
         response = await h.get("/healthz")
         assert response.status_code == 503 and response.json()["ok"] is False
