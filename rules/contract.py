@@ -105,15 +105,17 @@ class Game(ABC, Generic[S, A]):
     summary: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
-    Options: ClassVar[type[GameOptions]]
-    State: ClassVar[type[Any]]
+    #: The pydantic model of the game's options (every field has a default).
+    options_model: ClassVar[type[GameOptions]]
+    #: The (frozen dataclass) type of the game's state.
+    state_type: ClassVar[type[Any]]
     #: The tagged union of the game's action models:
     #: ``Annotated[A1 | A2 | ..., Field(discriminator="type")]``.
-    Action: ClassVar[Any]
+    action_type: ClassVar[Any]
 
     def __init__(self) -> None:
-        self._action_adapter: TypeAdapter[A] = TypeAdapter(self.Action)
-        self._state_adapter: TypeAdapter[S] = TypeAdapter(self.State)
+        self._action_adapter: TypeAdapter[A] = TypeAdapter(self.action_type)
+        self._state_adapter: TypeAdapter[S] = TypeAdapter(self.state_type)
 
     # -- metadata -------------------------------------------------------------------------
 
@@ -125,15 +127,15 @@ class Game(ABC, Generic[S, A]):
             "summary": self.summary,
             "min_seats": self.min_seats,
             "max_seats": self.max_seats,
-            "options": self.Options.model_json_schema(),
-            "default_options": self.Options().model_dump(mode="json"),
+            "options": self.options_model.model_json_schema(),
+            "default_options": self.options_model().model_dump(mode="json"),
         }
 
     def parse_options(self, data: Mapping[str, Any] | GameOptions | None) -> GameOptions:
-        if isinstance(data, self.Options):
+        if isinstance(data, self.options_model):
             return data
         try:
-            return self.Options.model_validate(dict(data or {}))
+            return self.options_model.model_validate(dict(data or {}))
         except ValidationError as exc:
             raise InvalidOptions(f"Invalid options for {self.name}: {_readable(exc)}") from None
         except (TypeError, ValueError):
@@ -185,7 +187,7 @@ class Game(ABC, Generic[S, A]):
         if not (isinstance(seat, int) and 0 <= seat < seats):
             raise NotYourTurn(f"There is no seat {seat} in this game")
         if seat not in self.to_act(state):
-            raise NotYourTurn("It is not your turn")
+            raise NotYourTurn(self.waiting_reason(state, seat))
         return self.apply_action(state, seat, parsed)
 
     def view(self, state: S, seat: int | None) -> View:
@@ -206,12 +208,20 @@ class Game(ABC, Generic[S, A]):
         )
         return body
 
+    def waiting_reason(self, state: S, seat: int) -> str:
+        """Why ``seat`` may not act now, in words (games may be more specific)."""
+        return "It is not your turn"
+
     def legal_view(self, state: S, seat: int) -> list[Any]:
         """How a seat's legal actions appear in its view. Default: every action, dumped."""
         return [self.dump_action(a) for a in self.legal_actions(state, seat)]
 
-    def bot_action(self, state: S, seat: int, rng: Rng) -> A:
-        """A bot's move. Default: a uniformly random legal action; games may override."""
+    def bot_action(self, state: S, seat: int, rng: Rng) -> A | None:
+        """A bot's move. Default: a uniformly random legal action; games may override.
+
+        ``None`` means the seat chooses to wait: only allowed when everything open to it is
+        optional (Number Swap's undo, for instance) and someone else can act.
+        """
         actions = self.legal_actions(state, seat)
         if not actions:
             raise RulesError("This seat has nothing to do")
