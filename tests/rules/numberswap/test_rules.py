@@ -518,3 +518,16 @@ def test_view_lists_exactly_the_legal_actions_of_that_seat():
     legal = GAME.view(state, 0)["legal"]
     assert {"type": "draw"} in legal and len(legal) == 13
     assert GAME.view(state, 1)["legal"] == []
+
+
+def test_worked_example_on_the_rules_page_doubles_a_tied_ender():
+    # docs/rules/numberswap.md, "Worked example": Ana ended, ties Ben at 14, is doubled to 28.
+    ana = grid([1, 2, 0, 3, 2, 4, 1, 1, 0, None, None, None], up=range(12))
+    ben = grid([0, -1, 5, 6, 2, 1, 0, 1, 0, 0, -1, 1], up=range(12))
+    cleo = grid([7, 8, 2, 9, 10, 3, 1, 4, 2, 6, 5, 12], up=range(11))
+    state = position([ana, ben, cleo], discard=(3,), current=2, ender=0)
+    state, _ = GAME.apply(state, 2, {"type": "take_discard", "position": 11})
+    summary = state.last_round
+    assert summary is not None
+    assert summary.raw_scores == (14, 14, 60)
+    assert summary.doubled and summary.scores == (28, 14, 60)
