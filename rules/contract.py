@@ -14,7 +14,8 @@ What the server relies on:
   :class:`~rules.errors.RulesError` subclass on anything the rules refuse.
 * ``view(state, seat | None)`` — the only way state leaves the rules layer, redacted for that
   seat (``None`` = spectator). Wire-clean (see :mod:`rules.codec`). Always carries the common
-  keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``.
+  keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``. ``views(state,
+  seats)`` renders several at once (what the server does after every change).
 * ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over.
 * ``dump_state`` / ``load_state`` — lossless conversion to and from wire-clean data.
 * ``parse_action`` / ``dump_action`` — actions are pydantic models in a tagged union on ``type``.
@@ -105,15 +106,17 @@ class Game(ABC, Generic[S, A]):
     summary: ClassVar[str]
     min_seats: ClassVar[int]
     max_seats: ClassVar[int]
-    Options: ClassVar[type[GameOptions]]
-    State: ClassVar[type[Any]]
+    #: The pydantic model of the game's options (every field has a default).
+    options_model: ClassVar[type[GameOptions]]
+    #: The (frozen dataclass) type of the game's state.
+    state_type: ClassVar[type[Any]]
     #: The tagged union of the game's action models:
     #: ``Annotated[A1 | A2 | ..., Field(discriminator="type")]``.
-    Action: ClassVar[Any]
+    action_type: ClassVar[Any]
 
     def __init__(self) -> None:
-        self._action_adapter: TypeAdapter[A] = TypeAdapter(self.Action)
-        self._state_adapter: TypeAdapter[S] = TypeAdapter(self.State)
+        self._action_adapter: TypeAdapter[A] = TypeAdapter(self.action_type)
+        self._state_adapter: TypeAdapter[S] = TypeAdapter(self.state_type)
 
     # -- metadata -------------------------------------------------------------------------
 
@@ -125,15 +128,15 @@ class Game(ABC, Generic[S, A]):
             "summary": self.summary,
             "min_seats": self.min_seats,
             "max_seats": self.max_seats,
-            "options": self.Options.model_json_schema(),
-            "default_options": self.Options().model_dump(mode="json"),
+            "options": self.options_model.model_json_schema(),
+            "default_options": self.options_model().model_dump(mode="json"),
         }
 
     def parse_options(self, data: Mapping[str, Any] | GameOptions | None) -> GameOptions:
-        if isinstance(data, self.Options):
+        if isinstance(data, self.options_model):
             return data
         try:
-            return self.Options.model_validate(dict(data or {}))
+            return self.options_model.model_validate(dict(data or {}))
         except ValidationError as exc:
             raise InvalidOptions(f"Invalid options for {self.name}: {_readable(exc)}") from None
         except (TypeError, ValueError):
@@ -185,33 +188,51 @@ class Game(ABC, Generic[S, A]):
         if not (isinstance(seat, int) and 0 <= seat < seats):
             raise NotYourTurn(f"There is no seat {seat} in this game")
         if seat not in self.to_act(state):
-            raise NotYourTurn("It is not your turn")
+            raise NotYourTurn(self.waiting_reason(state, seat))
         return self.apply_action(state, seat, parsed)
 
     def view(self, state: S, seat: int | None) -> View:
         """The state as ``seat`` may see it (``None`` = spectator), with the common keys."""
+        return self._complete(state, seat, self.seat_view(state, seat))
+
+    def views(self, state: S, seats: Sequence[int | None]) -> list[View]:
+        """Every listed seat's view at once: the server's fan-out after each change.
+
+        Equal to ``[view(state, s) for s in seats]``; games whose views share most of their
+        content override :meth:`seat_views` to build the shared part once. The returned views
+        may share sub-objects, so treat them as read-only.
+        """
+        bodies = self.seat_views(state, seats)
+        return [self._complete(state, s, body) for s, body in zip(seats, bodies, strict=True)]
+
+    def seat_views(self, state: S, seats: Sequence[int | None]) -> list[View]:
+        return [self.seat_view(state, s) for s in seats]
+
+    def _complete(self, state: S, seat: int | None, body: View) -> View:
         to_act = self.to_act(state)
         result = self.result(state)
-        legal: list[Any] = (
-            self.legal_view(state, seat) if seat is not None and seat in to_act else []
-        )
-        body = self.seat_view(state, seat)
-        body.update(
-            game=self.id,
-            seat=seat,
-            to_act=sorted(to_act),
-            legal=legal,
-            over=result is not None,
-            result=None if result is None else result.to_wire(),
-        )
+        body["game"] = self.id
+        body["seat"] = seat
+        body["to_act"] = sorted(to_act)
+        body["legal"] = self.legal_view(state, seat) if seat is not None and seat in to_act else []
+        body["over"] = result is not None
+        body["result"] = None if result is None else result.to_wire()
         return body
+
+    def waiting_reason(self, state: S, seat: int) -> str:
+        """Why ``seat`` may not act now, in words (games may be more specific)."""
+        return "It is not your turn"
 
     def legal_view(self, state: S, seat: int) -> list[Any]:
         """How a seat's legal actions appear in its view. Default: every action, dumped."""
         return [self.dump_action(a) for a in self.legal_actions(state, seat)]
 
-    def bot_action(self, state: S, seat: int, rng: Rng) -> A:
-        """A bot's move. Default: a uniformly random legal action; games may override."""
+    def bot_action(self, state: S, seat: int, rng: Rng) -> A | None:
+        """A bot's move. Default: a uniformly random legal action; games may override.
+
+        ``None`` means the seat chooses to wait: only allowed when everything open to it is
+        optional (Number Swap's undo, for instance) and someone else can act.
+        """
         actions = self.legal_actions(state, seat)
         if not actions:
             raise RulesError("This seat has nothing to do")

@@ -1,1 +1,8 @@
-"""Number Swap: placeholder until the engine lands."""
+"""Number Swap: a 4x3 grid of cards each; swap to keep your total low over several rounds."""
+
+from rules.numberswap.game import NumberSwap
+from rules.registry import register
+
+GAME = register(NumberSwap())
+
+__all__ = ["GAME", "NumberSwap"]

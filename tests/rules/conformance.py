@@ -64,6 +64,8 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
         view = game.view(state, seat)
         assert is_wire_clean(view), "views must be wire-clean"
         assert unpack(pack(view)) == view
+    everyone: list[int | None] = [*range(seats), None]
+    assert game.views(state, everyone) == [game.view(state, s) for s in everyone]
     spectator = game.view(state, None)
     assert is_wire_clean(spectator)
     assert spectator["legal"] == []
@@ -132,8 +134,12 @@ def bot_game(game: Game[Any, Any], seats: int, seed: int, max_actions: int = 20_
     for _ in range(max_actions):
         if game.result(state) is not None:
             return state
-        seat = min(game.to_act(state))
-        action = game.bot_action(state, seat, rng)
-        _, rng = rng.next64()
-        state, _ = game.apply(state, seat, action)
+        for seat in sorted(game.to_act(state)):
+            action = game.bot_action(state, seat, rng)
+            _, rng = rng.next64()
+            if action is not None:
+                state, _ = game.apply(state, seat, action)
+                break
+        else:
+            raise AssertionError("every bot waited: nobody moved")
     raise AssertionError("bot game did not end")

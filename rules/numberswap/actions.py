@@ -1,0 +1,64 @@
+"""Number Swap's actions: a tagged union on ``type``. Positions are 0..11, down each column."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from rules.contract import ActionModel
+
+Position = Annotated[int, Field(ge=0, le=11)]
+
+
+class FlipInitial(ActionModel):
+    """Round start: turn up two cards of your choice."""
+
+    type: Literal["flip_initial"] = "flip_initial"
+    positions: tuple[Position, Position]
+
+    @field_validator("positions")
+    @classmethod
+    def _distinct(cls, value: tuple[int, int]) -> tuple[int, int]:
+        if value[0] == value[1]:
+            raise ValueError("choose two different cards")
+        return (min(value), max(value))
+
+
+class TakeDiscard(ActionModel):
+    """Take the top discard and swap it with the card at ``position``."""
+
+    type: Literal["take_discard"] = "take_discard"
+    position: Position
+
+
+class Draw(ActionModel):
+    """Draw the top card of the draw pile (everyone sees it)."""
+
+    type: Literal["draw"] = "draw"
+
+
+class SwapDrawn(ActionModel):
+    """Swap the drawn card with the card at ``position``."""
+
+    type: Literal["swap_drawn"] = "swap_drawn"
+    position: Position
+
+
+class DiscardDrawn(ActionModel):
+    """Throw the drawn card away and turn up the face-down card at ``flip``."""
+
+    type: Literal["discard_drawn"] = "discard_drawn"
+    flip: Position
+
+
+class UndoLast(ActionModel):
+    """Take back your last action (only while allowed, see the rules page)."""
+
+    type: Literal["undo"] = "undo"
+
+
+Action = Annotated[
+    FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast,
+    Field(discriminator="type"),
+]

@@ -1,0 +1,483 @@
+"""Number Swap's rules: 150 cards, a 4x3 grid each, keep your total low over several rounds.
+
+Every rule here is pinned by a test in ``tests/rules/numberswap`` and explained in
+``docs/rules/numberswap.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from itertools import combinations
+from typing import Any
+
+from pydantic import Field
+
+from rules.contract import Event, Game, GameOptions, Result, View, places_from_scores
+from rules.errors import IllegalAction, NotYourTurn, WrongPhase
+from rules.numberswap.actions import (
+    Action,
+    DiscardDrawn,
+    Draw,
+    FlipInitial,
+    SwapDrawn,
+    TakeDiscard,
+    UndoLast,
+)
+from rules.numberswap.cards import DECK, GRID_SIZE, ROWS, column_positions
+from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo
+from rules.rng import Rng
+
+AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast
+
+
+class NumberSwapOptions(GameOptions):
+    target_score: int = Field(
+        default=100,
+        ge=10,
+        le=1000,
+        description="The game ends after a round in which a total reaches this",
+    )
+
+
+def _deal(seats: int, rng: Rng) -> tuple[tuple[Grid, ...], tuple[int, ...], tuple[int, ...], Rng]:
+    deck, rng = rng.shuffle(DECK)
+    grids = tuple(
+        Grid(cards=deck[s * GRID_SIZE : (s + 1) * GRID_SIZE], up=(False,) * GRID_SIZE)
+        for s in range(seats)
+    )
+    rest = deck[seats * GRID_SIZE :]
+    # The last card of the rest starts the discard pile; the others form the draw pile.
+    return grids, rest[:-1], rest[-1:], rng
+
+
+def _set(grid: Grid, position: int, card: int | None, up: bool) -> Grid:
+    cards = list(grid.cards)
+    ups = list(grid.up)
+    cards[position] = card
+    ups[position] = up
+    return Grid(cards=tuple(cards), up=tuple(ups))
+
+
+def _clear_columns(grid: Grid) -> tuple[Grid, list[int], list[Event]]:
+    """Clear every column of three equal face-up values; returns the cleared cards in order."""
+    cleared: list[int] = []
+    events: list[Event] = []
+    for column in range(GRID_SIZE // ROWS):
+        positions = column_positions(column)
+        values = {grid.cards[p] for p in positions}
+        if len(values) == 1 and None not in values and all(grid.up[p] for p in positions):
+            value = grid.cards[positions[0]]
+            assert value is not None
+            cleared.extend([value] * ROWS)
+            for p in positions:
+                grid = _set(grid, p, None, True)
+            events.append({"type": "column_cleared", "column": column, "value": value})
+    return grid, cleared, events
+
+
+def first_player(grids: tuple[Grid, ...]) -> int:
+    """Round 1: highest pair of turned-up cards; then highest single card; then lowest seat."""
+
+    def key(seat: int) -> tuple[int, int, int]:
+        shown = [c for p, c in enumerate(grids[seat].cards) if grids[seat].up[p] and c is not None]
+        return (sum(shown), max(shown, default=-99), -seat)
+
+    return max(range(len(grids)), key=key)
+
+
+class NumberSwap(Game[State, Any]):
+    id = "numberswap"
+    name = "Number Swap"
+    summary = (
+        "Swap cards into your 4x3 grid to keep your total low; three of a kind in a column vanish."
+    )
+    min_seats = 2
+    max_seats = 8
+    options_model = NumberSwapOptions
+    state_type = State
+    action_type = Action
+
+    # -- setup ------------------------------------------------------------------------------
+
+    def initial_state(self, seats: int, options: Any, seed: int) -> State:
+        grids, draw, discard, rng = _deal(seats, Rng.from_seed(seed))
+        return State(
+            seats=seats,
+            target=options.target_score,
+            rng=rng,
+            round=1,
+            phase=Phase.CHOOSE,
+            grids=grids,
+            draw=draw,
+            discard=discard,
+            chosen=(False,) * seats,
+            current=None,
+            drawn=None,
+            ender=None,
+            starter=None,
+            totals=(0,) * seats,
+            history=(),
+            last_round=None,
+            undo=None,
+        )
+
+    def seat_count(self, state: State) -> int:
+        return state.seats
+
+    # -- who acts, and what they may do -----------------------------------------------------
+
+    def to_act(self, state: State) -> frozenset[int]:
+        if state.phase is Phase.CHOOSE:
+            return frozenset(s for s in range(state.seats) if not state.chosen[s])
+        if state.phase is Phase.TURN:
+            assert state.current is not None
+            if state.undo is not None:
+                return frozenset((state.current, state.undo.seat))
+            return frozenset((state.current,))
+        return frozenset()
+
+    def waiting_reason(self, state: State, seat: int) -> str:
+        if state.phase is Phase.CHOOSE:
+            return "You have turned up your two cards; waiting for the others"
+        if state.current is not None:
+            return f"It is seat {state.current + 1}'s turn"
+        return "It is not your turn"
+
+    def legal_actions(self, state: State, seat: int) -> list[Any]:
+        return [self.parse_action(d) for d in self.legal_view(state, seat)]
+
+    def legal_view(self, state: State, seat: int) -> list[Any]:
+        # Built as plain dicts (views are on the hot path; the choose phase alone offers 66
+        # pairs to every seat); legal_actions validates the same list into models.
+        if seat not in self.to_act(state):
+            return []
+        grid = state.grids[seat]
+        if state.phase is Phase.CHOOSE:
+            down = grid.face_down()
+            return [{"type": "flip_initial", "positions": [a, b]} for a, b in combinations(down, 2)]
+        legal: list[Any] = []
+        if state.undo is not None and state.undo.seat == seat:
+            legal.append({"type": "undo"})
+        if seat != state.current:
+            return legal
+        present = [p for p, c in enumerate(grid.cards) if c is not None]
+        if state.drawn is None:
+            legal.extend({"type": "take_discard", "position": p} for p in present)
+            legal.append({"type": "draw"})
+        else:
+            legal.extend({"type": "swap_drawn", "position": p} for p in present)
+            legal.extend({"type": "discard_drawn", "flip": p} for p in grid.face_down())
+        return legal
+
+    # -- applying actions -------------------------------------------------------------------
+
+    def apply_action(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
+        if isinstance(action, UndoLast):
+            return self._undo(state, seat)
+        if state.phase is Phase.CHOOSE:
+            if not isinstance(action, FlipInitial):
+                raise WrongPhase("Everyone first turns up two cards of their choice")
+            return self._flip_initial(state, seat, action)
+        if seat != state.current:
+            raise NotYourTurn(f"{self.waiting_reason(state, seat)}; you may only undo")
+        if isinstance(action, FlipInitial):
+            raise WrongPhase("The two opening cards are turned up only at the start of a round")
+        if state.drawn is None:
+            if isinstance(action, TakeDiscard):
+                return self._take_discard(state, seat, action.position)
+            if isinstance(action, Draw):
+                return self._draw(state, seat)
+            raise WrongPhase("Draw a card first, or take the top discard")
+        if isinstance(action, SwapDrawn):
+            return self._swap_drawn(state, seat, action.position)
+        if isinstance(action, DiscardDrawn):
+            return self._discard_drawn(state, seat, action.flip)
+        raise WrongPhase(
+            "You have drawn a card: swap it into your grid, or discard it and turn one up"
+        )
+
+    def _flip_initial(
+        self, state: State, seat: int, action: FlipInitial
+    ) -> tuple[State, list[Event]]:
+        grid = state.grids[seat]
+        for p in action.positions:
+            if grid.cards[p] is None or grid.up[p]:
+                raise IllegalAction("Choose two face-down cards")
+        for p in action.positions:
+            grid = _set(grid, p, grid.cards[p], True)
+        chosen = _replace_at(state.chosen, seat, True)
+        state = replace(state, grids=_replace_at(state.grids, seat, grid), chosen=chosen)
+        events: list[Event] = [
+            {
+                "type": "flipped_initial",
+                "seat": seat,
+                "positions": list(action.positions),
+                "cards": [grid.cards[p] for p in action.positions],
+            }
+        ]
+        if all(chosen):
+            starter = state.starter if state.starter is not None else first_player(state.grids)
+            state = replace(state, phase=Phase.TURN, current=starter)
+            events.append({"type": "turn", "seat": starter})
+        return state, events
+
+    def _take_discard(self, state: State, seat: int, position: int) -> tuple[State, list[Event]]:
+        grid = state.grids[seat]
+        old = grid.cards[position]
+        if old is None:
+            raise IllegalAction("That column has been cleared; choose a card in your grid")
+        was_up = grid.up[position]
+        taken = state.discard[-1]
+        undo = Undo(seat=seat, grid=grid, discard=state.discard)
+        state = replace(state, discard=state.discard[:-1])
+        state, events = self._place(state, seat, position, taken)
+        events.insert(
+            0, {"type": "took_discard", "seat": seat, "position": position, "card": taken}
+        )
+        state, more = self._end_turn(state, seat)
+        # Undo is possible only if nothing hidden came out: the replaced card was face up and
+        # the turn did not end the round (whose reveal shows every card).
+        if was_up and not any(e["type"] == "round_ended" for e in more):
+            state = replace(state, undo=undo)
+        return state, events + more
+
+    def _draw(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        events: list[Event] = []
+        draw, discard, rng = state.draw, state.discard, state.rng
+        if not draw:
+            # Everything but the top discard becomes the new draw pile.
+            draw, rng = rng.shuffle(discard[:-1])
+            discard = discard[-1:]
+            events.append({"type": "reshuffled", "draw_size": len(draw)})
+        card = draw[-1]
+        state = replace(state, draw=draw[:-1], discard=discard, rng=rng, drawn=card, undo=None)
+        events.append({"type": "drew", "seat": seat, "card": card})
+        return state, events
+
+    def _swap_drawn(self, state: State, seat: int, position: int) -> tuple[State, list[Event]]:
+        if state.grids[seat].cards[position] is None:
+            raise IllegalAction("That column has been cleared; choose a card in your grid")
+        card = state.drawn
+        assert card is not None
+        state, events = self._place(replace(state, drawn=None), seat, position, card)
+        events.insert(
+            0, {"type": "swapped_drawn", "seat": seat, "position": position, "card": card}
+        )
+        state, more = self._end_turn(state, seat)
+        return state, events + more
+
+    def _discard_drawn(self, state: State, seat: int, flip: int) -> tuple[State, list[Event]]:
+        grid = state.grids[seat]
+        if grid.cards[flip] is None or grid.up[flip]:
+            raise IllegalAction("Turn up one of your face-down cards")
+        card = state.drawn
+        assert card is not None
+        turned = grid.cards[flip]
+        grid, cleared, cleared_events = _clear_columns(_set(grid, flip, turned, True))
+        state = replace(
+            state,
+            drawn=None,
+            grids=_replace_at(state.grids, seat, grid),
+            discard=(*state.discard, card, *cleared),
+        )
+        events: list[Event] = [
+            {"type": "discarded_drawn", "seat": seat, "card": card},
+            {"type": "turned_up", "seat": seat, "position": flip, "card": turned},
+        ]
+        events.extend({**e, "seat": seat} for e in cleared_events)
+        state, more = self._end_turn(state, seat)
+        return state, events + more
+
+    def _place(
+        self, state: State, seat: int, position: int, card: int
+    ) -> tuple[State, list[Event]]:
+        """Put ``card`` face up at ``position``; the old card goes face up onto the discard."""
+        grid = state.grids[seat]
+        old = grid.cards[position]
+        assert old is not None
+        grid, cleared, cleared_events = _clear_columns(_set(grid, position, card, True))
+        state = replace(
+            state,
+            grids=_replace_at(state.grids, seat, grid),
+            discard=(*state.discard, old, *cleared),
+        )
+        events: list[Event] = [
+            {"type": "discarded", "seat": seat, "card": old, "position": position}
+        ]
+        events.extend({**e, "seat": seat} for e in cleared_events)
+        return state, events
+
+    def _end_turn(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        events: list[Event] = []
+        ender = state.ender
+        if ender is None and state.grids[seat].face_down_count() == 0:
+            ender = seat
+            events.append({"type": "last_turns", "ender": seat})
+        state = replace(state, ender=ender, undo=None)
+        following = (seat + 1) % state.seats
+        if ender is not None and following == ender:
+            return self._end_round(state, events)
+        state = replace(state, current=following)
+        events.append({"type": "turn", "seat": following})
+        return state, events
+
+    def _end_round(self, state: State, events: list[Event]) -> tuple[State, list[Event]]:
+        ender = state.ender
+        assert ender is not None
+        grids = []
+        discard = list(state.discard)
+        for grid in state.grids:
+            revealed = Grid(cards=grid.cards, up=(True,) * GRID_SIZE)
+            revealed, cleared, _ = _clear_columns(revealed)
+            discard.extend(cleared)
+            grids.append(revealed)
+        raw = tuple(g.total() for g in grids)
+        lowest_alone = all(raw[ender] < raw[s] for s in range(state.seats) if s != ender)
+        doubled = not lowest_alone and raw[ender] > 0
+        scores = tuple(2 * r if s == ender and doubled else r for s, r in enumerate(raw))
+        totals = tuple(t + s for t, s in zip(state.totals, scores, strict=True))
+        summary = RoundSummary(
+            round=state.round,
+            ender=ender,
+            grids=tuple(grids),
+            raw_scores=raw,
+            scores=scores,
+            doubled=doubled,
+        )
+        events.append(
+            {
+                "type": "round_ended",
+                "round": state.round,
+                "ender": ender,
+                "scores": list(scores),
+                "doubled": doubled,
+                "totals": list(totals),
+            }
+        )
+        state = replace(
+            state,
+            grids=tuple(grids),
+            discard=tuple(discard),
+            totals=totals,
+            history=(*state.history, scores),
+            last_round=summary,
+            current=None,
+            undo=None,
+        )
+        if max(totals) >= state.target:
+            state = replace(state, phase=Phase.OVER)
+            result = self.result(state)
+            assert result is not None
+            events.append({"type": "game_over", "winners": list(result.winners)})
+            return state, events
+        grids2, draw, discard2, rng = _deal(state.seats, state.rng)
+        state = replace(
+            state,
+            rng=rng,
+            round=state.round + 1,
+            phase=Phase.CHOOSE,
+            grids=grids2,
+            draw=draw,
+            discard=discard2,
+            chosen=(False,) * state.seats,
+            drawn=None,
+            ender=None,
+            starter=ender,
+        )
+        events.append({"type": "round_started", "round": state.round})
+        return state, events
+
+    def _undo(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        undo = state.undo
+        if undo is None or undo.seat != seat:
+            raise IllegalAction(
+                "You can only undo your own last action, before anyone else acts, "
+                "and only if it revealed nothing hidden"
+            )
+        state = replace(
+            state,
+            grids=_replace_at(state.grids, seat, undo.grid),
+            discard=undo.discard,
+            current=seat,
+            undo=None,
+        )
+        return state, [{"type": "undone", "seat": seat}]
+
+    # -- views and results ------------------------------------------------------------------
+
+    def seat_view(self, state: State, seat: int | None) -> View:
+        # Nothing in Number Swap is known to one seat only (a face-down card is hidden from
+        # its owner too), so every seat sees the same body; only ``legal`` differs.
+        return self.seat_views(state, [seat])[0]
+
+    def seat_views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        players = []
+        for s, grid in enumerate(state.grids):
+            cells: list[dict[str, Any]] = []
+            showing = 0
+            for card, up in zip(grid.cards, grid.up, strict=True):
+                if card is None:
+                    cells.append({"card": None, "up": False, "cleared": True})
+                elif up:
+                    showing += card
+                    cells.append({"card": card, "up": True, "cleared": False})
+                else:
+                    cells.append({"card": None, "up": False, "cleared": False})
+            players.append(
+                {
+                    "seat": s,
+                    "grid": cells,
+                    "face_down": grid.face_down_count(),
+                    "showing": showing,
+                    "chosen": state.chosen[s],
+                    "total": state.totals[s],
+                }
+            )
+        last = state.last_round
+        body = {
+            "phase": state.phase.value,
+            "round": state.round,
+            "target": state.target,
+            "current": state.current,
+            "players": players,
+            "discard_top": state.discard[-1] if state.discard else None,
+            "discard_size": len(state.discard),
+            "draw_size": len(state.draw),
+            "drawn": state.drawn,
+            "ender": state.ender,
+            "last_turns": state.ender is not None and state.phase is Phase.TURN,
+            "undo_by": None if state.undo is None else state.undo.seat,
+            "history": [list(r) for r in state.history],
+            "last_round": None
+            if last is None
+            else {
+                "round": last.round,
+                "ender": last.ender,
+                "grids": [list(g.cards) for g in last.grids],
+                "raw_scores": list(last.raw_scores),
+                "scores": list(last.scores),
+                "doubled": last.doubled,
+            },
+        }
+        return [dict(body) for _ in seats]
+
+    def result(self, state: State) -> Result | None:
+        if state.phase is not Phase.OVER:
+            return None
+        best = min(state.totals)
+        return Result(
+            winners=tuple(s for s, t in enumerate(state.totals) if t == best),
+            places=places_from_scores(state.totals, lower_is_better=True),
+            scores=state.totals,
+            reason=f"A total reached {state.target}",
+        )
+
+    def bot_action(self, state: State, seat: int, rng: Rng) -> Any | None:
+        from rules.numberswap.policy import choose
+
+        return choose(self, state, seat, rng)
+
+
+def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    return (*items[:index], value, *items[index + 1 :])
