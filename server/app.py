@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketState
@@ -116,6 +116,14 @@ async def list_rooms(request: Request) -> Response:
     return JSONResponse(found)
 
 
+async def room_page(request: Request) -> Response:
+    """A shared ``/r/CODE`` link: the web client's page, which reads the code from the address."""
+    index = _instance(request.app).settings.static_dir / "index.html"
+    if not index.is_file():
+        return PlainTextResponse("The web client is not installed", 404)
+    return FileResponse(index, headers={"cache-control": "no-cache"})
+
+
 async def room_socket(websocket: WebSocket) -> None:
     instance = _instance(websocket.app)
     settings = instance.settings
@@ -184,6 +192,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", list_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", room_summary),
+        Route("/r/{code}", room_page),
         WebSocketRoute("/ws/{code}", room_socket),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]

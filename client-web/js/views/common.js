@@ -1,0 +1,151 @@
+// Small drawing helpers shared by every screen: names, buttons, the options form.
+
+import { h } from "../dom.js";
+
+/** The display name of seat index `seat` (or a fallback when unknown). */
+export function seatName(room, seat) {
+  const found = room && room.seats && room.seats[seat];
+  return found ? found.name : `Seat ${seat + 1}`;
+}
+
+/** "Ana", "Ana and Ben", "Ana, Ben and Cleo". */
+export function listNames(names) {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+}
+
+/** A button that performs `onclick`; `label` is its accessible name when the text is terse. */
+export function button(text, onclick, props = {}) {
+  return h("button", { type: "button", onclick, ...props }, text);
+}
+
+/** Compare two legal actions or action parts by value. */
+export function sameAction(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function fieldFor(name, schema, value, onChange, disabled) {
+  const id = `opt-${name}`;
+  const title = schema.title || name;
+  const hint = schema.description ? h("small", { id: `${id}-hint` }, schema.description) : null;
+  const described = hint ? `${id}-hint` : null;
+  if (schema.type === "boolean") {
+    return h(
+      "div",
+      { class: "field check", key: id },
+      h("input", {
+        type: "checkbox",
+        id,
+        checked: Boolean(value),
+        disabled,
+        "aria-describedby": described,
+        onchange: (e) => onChange(name, e.target.checked),
+      }),
+      h("label", { for: id }, title),
+      hint,
+    );
+  }
+  if (Array.isArray(schema.enum)) {
+    return h(
+      "div",
+      { class: "field", key: id },
+      h("label", { for: id }, title),
+      h(
+        "select",
+        {
+          id,
+          disabled,
+          "aria-describedby": described,
+          onchange: (e) => onChange(name, schema.enum[e.target.selectedIndex]),
+        },
+        schema.enum.map((option) =>
+          h("option", { value: String(option), selected: option === value }, String(option)),
+        ),
+      ),
+      hint,
+    );
+  }
+  if (schema.type === "integer" || schema.type === "number") {
+    const range =
+      schema.minimum !== undefined && schema.maximum !== undefined
+        ? ` (${schema.minimum}–${schema.maximum})`
+        : "";
+    return h(
+      "div",
+      { class: "field", key: id },
+      h("label", { for: id }, title + range),
+      h("input", {
+        type: "number",
+        id,
+        inputmode: "numeric",
+        min: schema.minimum,
+        max: schema.maximum,
+        step: schema.type === "integer" ? 1 : "any",
+        value: value === undefined || value === null ? "" : String(value),
+        disabled,
+        "aria-describedby": described,
+        onchange: (e) => {
+          const number = Number(e.target.value);
+          if (e.target.value !== "" && Number.isFinite(number)) onChange(name, number);
+        },
+      }),
+      hint,
+    );
+  }
+  return h(
+    "div",
+    { class: "field", key: id },
+    h("label", { for: id }, title),
+    h("input", {
+      type: "text",
+      id,
+      value: value === undefined || value === null ? "" : String(value),
+      disabled,
+      "aria-describedby": described,
+      onchange: (e) => onChange(name, e.target.value),
+    }),
+    hint,
+  );
+}
+
+/**
+ * Inputs for a game's options, built from its JSON schema (pydantic's model_json_schema).
+ * `values` holds the current options; `onChange(name, value)` reports one edit.
+ */
+export function optionsFields(schema, values, onChange, { disabled = false } = {}) {
+  const properties = (schema && schema.properties) || {};
+  const names = Object.keys(properties);
+  if (!names.length) return [h("p", { class: "muted" }, "This game has no options.")];
+  return names.map((name) =>
+    fieldFor(name, properties[name], values ? values[name] : undefined, onChange, disabled),
+  );
+}
+
+/** The turn timer input: 0 is off. */
+export function timerField(value, onChange, { disabled = false } = {}) {
+  return h(
+    "div",
+    { class: "field", key: "opt-turn-timer" },
+    h("label", { for: "opt-turn-timer" }, "Turn timer in seconds (0 = off)"),
+    h("input", {
+      type: "number",
+      id: "opt-turn-timer",
+      inputmode: "numeric",
+      min: 0,
+      max: 600,
+      step: 1,
+      value: String(value || 0),
+      disabled,
+      "aria-describedby": "opt-turn-timer-hint",
+      onchange: (e) => {
+        const number = Number(e.target.value);
+        if (Number.isFinite(number)) onChange(number);
+      },
+    }),
+    h(
+      "small",
+      { id: "opt-turn-timer-hint" },
+      "When a player takes longer, a bot makes that move for them until they are back.",
+    ),
+  );
+}

@@ -1,0 +1,183 @@
+// The room before a game: the code to share (large, as a link and as a QR code), the seats,
+// and the host's controls.
+
+import { h } from "../dom.js";
+import { renderSVG } from "../../vendor/uqr.js";
+import { button, optionsFields, timerField } from "./common.js";
+
+let qrCache = { link: "", svg: "" };
+
+function qr(link) {
+  if (qrCache.link !== link) {
+    qrCache = { link, svg: renderSVG(link, { pixelSize: 4, border: 4 }) };
+  }
+  return qrCache.svg;
+}
+
+export function shareBox(model, intents) {
+  const room = model.room;
+  return h(
+    "section",
+    { class: "share panel", "aria-labelledby": "share-title" },
+    h("h2", { id: "share-title", class: "visually-hidden" }, "Invite friends"),
+    h("p", { class: "code-caption" }, "Room code"),
+    h(
+      "p",
+      { class: "room-code", "aria-label": `Room code ${room.code.split("").join(" ")}` },
+      room.code,
+    ),
+    h(
+      "div",
+      { class: "share-row" },
+      button(room.ui.copied ? "Link copied" : "Copy link", intents.copyLink, {
+        "aria-live": "polite",
+      }),
+      h("a", { href: room.link, class: "link-text" }, room.link),
+    ),
+    h("div", { class: "qr", role: "img", "aria-label": "QR code of the room link", raw: qr(room.link) }),
+  );
+}
+
+function seatRow(model, intents, seat, index) {
+  const state = model.room.state;
+  const info = state.room;
+  const isHost = info.host === index;
+  const youHost = state.you !== null && info.host === state.you;
+  const mine = state.you === index;
+  const status = seat.bot ? "bot" : seat.connected ? "online" : "offline";
+  const controls = [];
+  if (youHost && !mine) {
+    controls.push(
+      button(seat.bot ? "Remove" : "Kick", () => intents.send({ type: "kick", id: seat.id }), {
+        "aria-label": `${seat.bot ? "Remove" : "Kick"} ${seat.name}`,
+      }),
+    );
+    if (!seat.bot) {
+      controls.push(
+        button("Make host", () => intents.send({ type: "give_host", id: seat.id }), {
+          "aria-label": `Make ${seat.name} the host`,
+        }),
+      );
+    }
+  }
+  return h(
+    "li",
+    { class: ["seat", mine && "mine"], key: `seat-${seat.id}` },
+    h("span", { class: ["presence", status], "aria-hidden": "true" }),
+    h("span", { class: "seat-name" }, seat.name),
+    h(
+      "span",
+      { class: "badges" },
+      mine ? h("span", { class: "badge you" }, "you") : null,
+      isHost ? h("span", { class: "badge host" }, "host") : null,
+      h("span", { class: `badge ${status}` }, status),
+    ),
+    controls.length ? h("span", { class: "seat-controls" }, controls) : null,
+  );
+}
+
+export function lobbyView(model, intents) {
+  const room = model.room;
+  const state = room.state;
+  const info = state.room;
+  const game = model.gameInfo;
+  const you = state.you;
+  const youHost = you !== null && info.host === you;
+  const count = info.seats.length;
+  const limit = game ? game.max_seats : 8;
+  const enough = game ? count >= game.min_seats && count <= game.max_seats : count >= 2;
+  const hostName = info.host === null ? "the host" : info.seats[info.host].name;
+  const seats = h(
+    "section",
+    { class: "panel seats-panel", "aria-labelledby": "seats-title" },
+    h("h2", { id: "seats-title" }, `Players (${count} of ${limit})`),
+    h(
+      "ul",
+      { class: "seat-list" },
+      info.seats.map((seat, index) => seatRow(model, intents, seat, index)),
+    ),
+    info.locked ? h("p", { class: "muted" }, "The room is locked: nobody new can join.") : null,
+  );
+  let controls;
+  if (youHost) {
+    controls = h(
+      "section",
+      { class: "panel host-panel", "aria-labelledby": "host-title" },
+      h("h2", { id: "host-title" }, "You are the host"),
+      h(
+        "div",
+        { class: "button-row" },
+        button("Add a bot", () => intents.send({ type: "add_bot" }), { disabled: count >= limit }),
+        h(
+          "label",
+          { class: "check" },
+          h("input", {
+            type: "checkbox",
+            checked: info.locked,
+            onchange: (e) => intents.send({ type: "lock", locked: e.target.checked }),
+          }),
+          " Lock the room",
+        ),
+      ),
+      h(
+        "details",
+        { class: "options", key: "lobby-options" },
+        h("summary", null, "Options"),
+        game
+          ? optionsFields(game.options, info.options, (name, value) =>
+              intents.send({ type: "options", options: { [name]: value } }),
+            )
+          : null,
+        timerField(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value })),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "primary start",
+          disabled: !enough,
+          onclick: () => intents.send({ type: "start" }),
+        },
+        "Start the game",
+      ),
+      enough || !game
+        ? null
+        : h(
+            "p",
+            { class: "muted" },
+            `${game.name} needs ${game.min_seats} to ${game.max_seats} players: add a bot or wait for friends.`,
+          ),
+    );
+  } else {
+    controls = h(
+      "section",
+      { class: "panel host-panel" },
+      h("p", null, you === null ? "You are watching." : `Waiting for ${hostName} to start the game.`),
+      optionsSummary(game, info),
+    );
+  }
+  return h(
+    "div",
+    { class: "lobby" },
+    h(
+      "div",
+      { class: "lobby-main" },
+      h("h1", { class: "game-title" }, game ? game.name : info.game),
+      game ? h("p", { class: "summary" }, game.summary) : null,
+      shareBox(model, intents),
+    ),
+    h("div", { class: "lobby-side" }, seats, controls),
+  );
+}
+
+function optionsSummary(game, info) {
+  if (!game) return null;
+  const properties = (game.options && game.options.properties) || {};
+  const items = Object.entries(properties).map(([name, schema]) => {
+    const value = info.options[name];
+    const shown = typeof value === "boolean" ? (value ? "on" : "off") : String(value);
+    return h("li", { key: name }, `${schema.title || name}: ${shown}`);
+  });
+  if (info.turn_timer) items.push(h("li", { key: "timer" }, `Turn timer: ${info.turn_timer} s`));
+  return items.length ? h("ul", { class: "options-summary" }, items) : null;
+}
