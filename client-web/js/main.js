@@ -49,6 +49,11 @@ function render() {
   const view = room && room.state && room.state.view;
   const myTurn = Boolean(view && !view.over && (view.legal || []).some((a) => a.type !== "undo"));
   body.myTurn = myTurn ? "true" : "false";
+  // Plain facts for end-to-end tests and tools to wait on.
+  body.you = room && room.state && room.state.you !== null ? String(room.state.you) : "";
+  body.toAct = JSON.stringify(view ? view.to_act : []);
+  body.over = view && view.over ? "true" : "false";
+  body.game = room && room.state ? room.state.room.game : "";
   document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
 }
 

@@ -205,7 +205,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
   const game = model.gameInfo;
   return h(
     "section",
-    { class: "panel results", "aria-labelledby": "results-title", "data-over": "" },
+    { class: "panel results", "aria-labelledby": "results-title", "data-results": "" },
     h("h2", { id: "results-title" }, headline),
     h("p", { class: "muted" }, result.reason),
     h(

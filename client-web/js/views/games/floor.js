@@ -1,12 +1,12 @@
 // Floor's table, drawn from the view (rules/floor/views.py). The view's legal list is compact
-// (rules/floor/options.py `to_wire`): it names which cards can start which play without
-// multiplying choices out. Here the player picks cards from their hand; a card can be picked
+// (rules/floor/options.py `to_wire`, "Legal actions in the view" in docs/rules/floor.md): it
+// names which cards can start which play without multiplying choices out. Here the player picks cards from their hand; a card can be picked
 // only while the picked set can still grow into one of the listed plays, and once it is a whole
 // play the buttons offer it (once per shape it may name).
 
 import { h } from "../../dom.js";
 import { button } from "../common.js";
-import { shapeIcon } from "./shapes.js";
+import { SHAPE_NAMES, shapeIcon } from "./shapes.js";
 
 const OPS = { add: ["+", "Add"], subtract: ["−", "Subtract"], multiply: ["×", "Multiply"] };
 
@@ -60,6 +60,26 @@ function cardPicture(card, props = {}) {
 
 // -- from the compact legal list to plays -----------------------------------------------------
 
+function inShapeOrder(shapes) {
+  return SHAPE_NAMES.filter((shape) => shapes.includes(shape));
+}
+
+/**
+ * What may ride along with an operand: nothing, or a set of Numbers listed under the operand's
+ * result (never one holding the operand itself). The new Floor Shape may be the operand's or a
+ * rider's.
+ */
+function ridersOf(entry, operand) {
+  const own = operand.shape ? [operand.shape] : [];
+  const sets = (entry.riders && entry.riders[String(operand.result)]) || [];
+  return [
+    { cards: [], shapes: own },
+    ...sets
+      .filter((rider) => !rider.cards.includes(operand.card))
+      .map((rider) => ({ cards: rider.cards, shapes: inShapeOrder([...own, ...rider.shapes]) })),
+  ];
+}
+
 /** Every play the legal list allows, as templates of the hand cards it uses. */
 function templates(legal) {
   const out = [];
@@ -71,7 +91,7 @@ function templates(legal) {
       case "operation":
         for (const choice of entry.choices) {
           for (const operand of choice.operands) {
-            for (const rider of operand.riders) {
+            for (const rider of ridersOf(entry, operand)) {
               out.push({
                 kind: "operation",
                 op: choice.op,

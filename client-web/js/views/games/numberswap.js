@@ -56,7 +56,7 @@ function cell(c, pos, choice) {
       class: [...look, choice.enabled && "legal"],
       key: `c${pos}`,
       disabled: !choice.enabled,
-      "data-legal": choice.enabled ? "cell" : null,
+      "data-legal": choice.enabled ? (choice.selected ? "chosen" : "cell") : null,
       "data-pos": pos,
       "data-up": c.up && !c.cleared ? "" : null,
       "aria-pressed": choice.selected ? "true" : null,

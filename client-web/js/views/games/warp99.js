@@ -190,7 +190,7 @@ function hand(view, ctx) {
             key: `h${card.id}`,
             class: ["w-card", `c-${card.colour}`, ok && "legal", on && "selected"],
             disabled: !ok || ctx.busy,
-            "data-legal": ok ? "card" : null,
+            "data-legal": ok ? (on ? "chosen" : "card") : null,
             "aria-pressed": on ? "true" : "false",
             "aria-label": cardLabel(card),
             onclick: () => ctx.setUi({ card: on ? null : card.id }),

@@ -1,0 +1,125 @@
+"""Fixtures for the browser tests: a real ``parlor serve`` and Debian's Chromium via Playwright.
+
+The server runs as a subprocess (uvicorn, embedded store, small bot delay) on a free port; the
+browser is the system's ``/usr/bin/chromium`` — nothing is downloaded. Each test gets fresh
+browser contexts (separate storage, like separate people), and fails on any page error or
+console error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.browser.pages import Person
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("PARLOR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PHONE = {"width": 375, "height": 740}
+DESKTOP = {"width": 1280, "height": 860}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    env = {
+        **os.environ,
+        "PARLOR_PORT": str(port),
+        "PARLOR_HOST": "127.0.0.1",
+        "PARLOR_BOT_DELAY": "0.05",
+        "REDIS_URL": "",
+    }
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "serve"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
+                    if json.load(response)["ok"]:
+                        break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"the server did not start:\n{log.read_text()}") from None
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@pytest.fixture(scope="session")
+def game_ids(server_url: str) -> set[str]:
+    with urllib.request.urlopen(f"{server_url}/api/games", timeout=5) as response:
+        return {g["id"] for g in json.load(response)}
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/bootstrap (installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def person(browser: object, server_url: str) -> Iterator[Callable[..., Person]]:
+    """``person(name, phone=True)``: a new browser context (own storage) with one page."""
+    made: list[Person] = []
+
+    def make(name: str, *, phone: bool = True) -> Person:
+        context = browser.new_context(  # type: ignore[attr-defined]
+            viewport=PHONE if phone else DESKTOP, base_url=server_url
+        )
+        context.set_default_timeout(15_000)
+        someone = Person(name, context.new_page(), server_url)
+        made.append(someone)
+        return someone
+
+    yield make
+    problems = [f"{p.name}: {e}" for p in made for e in p.errors]
+    for someone in made:
+        someone.page.context.close()
+    assert not problems, "errors in the page:\n" + "\n".join(problems)
