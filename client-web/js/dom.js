@@ -64,6 +64,14 @@ function same(a, b) {
   return a.nodeType === b.nodeType && a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
 }
 
+// Unkeyed siblings are paired by tag and first class, so a panel that appears above another
+// of the same tag does not swallow it (and the focus inside it).
+function kind(node) {
+  if (node.nodeType !== 1) return node.nodeName;
+  const cls = node.getAttribute("class");
+  return `${node.nodeName}.${cls ? cls.split(" ")[0] : ""}`;
+}
+
 /** Make the live node `from` look like the fresh node `to`; returns the node now in the page. */
 export function morph(from, to) {
   if (!same(from, to)) {
@@ -118,10 +126,13 @@ function morphChildren(from, to) {
       const candidate = keyed.get(key);
       if (candidate && same(candidate, fresh) && !used.has(candidate)) match = candidate;
     } else {
-      while (looseAt < loose.length && used.has(loose[looseAt])) looseAt += 1;
-      if (looseAt < loose.length && same(loose[looseAt], fresh)) {
-        match = loose[looseAt];
-        looseAt += 1;
+      for (let at = looseAt; at < loose.length; at += 1) {
+        const candidate = loose[at];
+        if (!used.has(candidate) && same(candidate, fresh) && kind(candidate) === kind(fresh)) {
+          match = candidate;
+          looseAt = at + 1;
+          break;
+        }
       }
     }
     let node;

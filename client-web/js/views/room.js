@@ -94,7 +94,6 @@ function playersPanel(model, ctx, gameModule, view) {
       info.seats.map((seat, index) => {
         const status = seat.bot ? "bot" : seat.away ? "away" : seat.connected ? "online" : "offline";
         const turn = view && view.to_act.includes(index) && !view.over;
-        const recent = ctx.recent(index);
         return h(
           "li",
           { key: `s${seat.id}`, class: [turn && "turn", index === ctx.you && "mine"] },
@@ -109,7 +108,6 @@ function playersPanel(model, ctx, gameModule, view) {
             turn ? h("span", { class: "badge turn" }, "to play") : null,
           ),
           view && gameModule ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
-          recent ? h("span", { class: "recent", key: `r${recent}` }, recent) : null,
         );
       }),
     ),

@@ -257,7 +257,7 @@ function floorBox(view) {
     h(
       "span",
       { class: ["f-floor-face", shape && `s-${shape}`] },
-      shape ? shapeIcon(shape, { size: "2.4em" }) : h("span", { class: "f-open" }, "any shape"),
+      shape ? shapeIcon(shape, { size: "4.2rem" }) : h("span", { class: "f-open" }, "any shape"),
       h("span", { class: "f-floor-number" }, number === null ? "?" : String(number)),
     ),
     h("span", { class: "f-floor-words" }, shape === null && number === null ? "open" : words),

@@ -361,8 +361,12 @@ export function table(view, ctx) {
     roundSummary(view, ctx),
     piles(view, ctx),
     actionBar(view, ctx),
-    mine ? playerBox(view, ctx, mine, true) : null,
-    h("div", { class: "ns-others" }, others.map((p) => playerBox(view, ctx, p, false))),
+    h(
+      "div",
+      { class: "ns-players" },
+      mine ? playerBox(view, ctx, mine, true) : null,
+      others.map((p) => playerBox(view, ctx, p, false)),
+    ),
     scoreTable(view, ctx),
   );
 }
