@@ -85,13 +85,7 @@ def running_server() -> Iterator[tuple[str, int]]:
             "PARLOR_FLOOD_RATE": "1000",
             "PARLOR_FLOOD_BURST": "1000",
         }
-        # PARLOR_PROFILE=out.prof runs the server under cProfile (written at shutdown).
-        profile = (
-            ["-m", "cProfile", "-o", os.environ["PARLOR_PROFILE"]]
-            if os.environ.get("PARLOR_PROFILE")
-            else []
-        )
-        server = subprocess.Popen([sys.executable, *profile, "-m", "server.cli", "serve"], env=env,
+        server = subprocess.Popen([sys.executable, "-m", "server.cli", "serve"], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         try:
             _wait_port(redis_port, redis, "redis-server")
