@@ -100,7 +100,7 @@ class Table:
         i = hand.index(card)
         self.hands[seat] = hand[:i] + hand[i + 1 :]
 
-    def draw(self, seat: int) -> bool:
+    def draw(self, seat: int, why: str) -> bool:
         """Draw the top card of the seat's personal deck into its hand; False if there is none."""
         deck = self.decks[seat]
         if not deck:
@@ -112,6 +112,7 @@ class Table:
                 return False
         self.decks[seat] = deck[:-1]
         self.hands[seat] = tuple(sorted((*self.hands[seat], deck[-1])))
+        self._note_draw(seat, why)
         if len(deck) == 1:
             # The moment the deck runs out: a new deck and 15 points, before anything else.
             self.events.append({"type": "deck_emptied", "seat": seat})
@@ -119,16 +120,21 @@ class Table:
             self.award(seat, DECK_POINTS, "deck_emptied")
         return True
 
-    def fill_hand(self, seat: int) -> int:
-        """Draw until the hand holds six cards or nothing is left to draw; returns the count."""
+    def _note_draw(self, seat: int, why: str) -> None:
+        # One event per run of draws (never which cards: they are hidden from the others).
+        last = self.events[-1] if self.events else None
+        if last and last["type"] == "drew" and last["seat"] == seat and last["why"] == why:
+            last["count"] += 1
+        else:
+            self.events.append({"type": "drew", "seat": seat, "count": 1, "why": why})
+
+    def fill_hand(self, seat: int) -> None:
+        """Draw until the hand holds six cards or nothing is left to draw."""
         drawn = 0
-        try:
-            while len(self.hands[seat]) < HAND_SIZE and self.draw(seat):
-                drawn += 1
-        finally:
-            # Reported even when the game is won mid-draw, so the count stays true.
-            self.events.append({"type": "drew", "seat": seat, "count": drawn, "why": "refill"})
-        return drawn
+        while len(self.hands[seat]) < HAND_SIZE and self.draw(seat, "refill"):
+            drawn += 1
+        if not drawn:
+            self.events.append({"type": "drew", "seat": seat, "count": 0, "why": "refill"})
 
     def refill_deck(self, seat: int) -> None:
         cards = self.take_from_reserve(DECK_SIZE)

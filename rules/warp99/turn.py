@@ -188,10 +188,9 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
             "bonus": bonus,
         }
     )
-    if bonus:
-        # Drawn before looking at the hand: a bonus on the last card keeps B going with it.
-        got = table.draw(seat)
-        table.events.append({"type": "drew", "seat": seat, "count": int(got), "why": "bonus"})
+    # Drawn before looking at the hand: a bonus on the last card keeps B going with it.
+    if bonus and not table.draw(seat, "bonus"):
+        table.events.append({"type": "drew", "seat": seat, "count": 0, "why": "bonus"})
     if not table.hands[seat]:
         table.events.append({"type": "hand_emptied", "seat": seat})
         table.fill_hand(seat)
