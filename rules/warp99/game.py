@@ -6,18 +6,18 @@ scoring); ``docs/rules/warp99.md`` explains them and ``tests/rules/warp99`` pins
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
 
 from rules.contract import Event, Game, Result, View, places_from_scores
 from rules.rng import Rng
-from rules.warp99 import turn
+from rules.warp99 import turn, views
 from rules.warp99.actions import Action, AnyAction
 from rules.warp99.cards import ALL_CARDS
 from rules.warp99.rulecards import START_SIDES
 from rules.warp99.state import DECK_SIZE, HAND_SIZE, TARGET, State, Step, Warp99Options
 from rules.warp99.table import GameWon, Table
-from rules.warp99.views import seat_view
 
 
 def deal(seats: int, random_start_sides: bool, seed: int) -> State:
@@ -93,7 +93,12 @@ class Warp99(Game[State, Any]):
         return table.freeze(), table.events
 
     def seat_view(self, state: State, seat: int | None) -> View:
-        return seat_view(state, seat)
+        return views.seat_view(state, seat)
+
+    def seat_views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        # Only the hand differs between seats: build the public part once.
+        public = views.public_view(state)
+        return [views.hand_view(public, state, s) for s in seats]
 
     def result(self, state: State) -> Result | None:
         if state.winner is None:

@@ -17,6 +17,18 @@ from rules.warp99.state import TARGET, State
 
 
 def seat_view(state: State, seat: int | None) -> View:
+    return hand_view(public_view(state), state, seat)
+
+
+def hand_view(public: View, state: State, seat: int | None) -> View:
+    """``public`` (shared, not copied deeply) plus what only ``seat`` may see."""
+    view = dict(public)
+    view["hand"] = None if seat is None else [card_view(c) for c in state.hands[seat]]
+    return view
+
+
+def public_view(state: State) -> View:
+    """Everything every seat and spectator sees alike."""
     players: list[dict[str, Any]] = [
         {
             "seat": s,
@@ -42,6 +54,5 @@ def seat_view(state: State, seat: int | None) -> View:
         "reserve_size": len(state.reserve),
         "scored_size": len(state.scored),
         "players": players,
-        "hand": None if seat is None else [card_view(c) for c in state.hands[seat]],
         "winner": state.winner,
     }
