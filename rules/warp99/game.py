@@ -100,6 +100,11 @@ class Warp99(Game[State, Any]):
         public = views.public_view(state)
         return [views.hand_view(public, state, s) for s in seats]
 
+    def bot_action(self, state: State, seat: int, rng: Rng) -> Any:
+        from rules.warp99.policy import choose
+
+        return choose(state, seat)
+
     def result(self, state: State) -> Result | None:
         if state.winner is None:
             return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.rng import Rng
 from rules.warp99 import GAME
 from rules.warp99.state import HAND_SIZE
 from tests.rules.conformance import bot_game, play_random_game
@@ -47,3 +48,14 @@ def test_hands_never_hold_more_than_six_and_rows_stay_valid(seats: int, seed: in
 def test_bots_finish_games_at_every_seat_count() -> None:
     for seats in range(2, 7):
         assert GAME.result(bot_game(GAME, seats, seats)) is not None
+
+
+def test_the_bot_only_makes_legal_moves() -> None:
+    rng = Rng.from_seed(4)
+    for seats in (2, 6):
+        state = GAME.new_game(seats, None, seats)
+        while GAME.result(state) is None:
+            seat = state.turn
+            action = GAME.bot_action(state, seat, rng)
+            assert action in GAME.legal_actions(state, seat)
+            state, _ = GAME.apply(state, seat, action)

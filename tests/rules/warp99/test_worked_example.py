@@ -1,4 +1,4 @@
-"""The worked turn of docs/rules/warp99.md, step by step: a bonus card, then A–B–C again."""
+"""The worked turn of docs/rules/warp99.md, step by step: a bonus card, then A-B-C again."""
 
 from __future__ import annotations
 
