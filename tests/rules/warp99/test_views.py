@@ -113,3 +113,24 @@ def test_views_are_wire_clean_and_legal_view_matches_legal_actions() -> None:
         assert is_wire_clean(view)
         assert view["legal"] == [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)]
         state, _ = GAME.apply(state, seat, action)
+
+
+def test_events_name_only_cards_that_everyone_can_see() -> None:
+    # A card in an event is one just played face up or a row that was on the table.
+    state, log = play_random_game(HARNESS, 4, 21, check=False)
+    state = GAME.new_game(4, None, 21)
+    seen = set()
+    for seat, action in log:
+        before = state
+        state, events = GAME.apply(state, seat, action)
+        for event in events:
+            seen.add(event["type"])
+            if event["type"] == "pile_card":
+                assert state.piles[event["pile"]][-1] == event["card"]
+            elif event["type"] == "row_card":
+                assert state.rows[seat][-1] == event["card"]
+            elif event["type"] == "row_scored":
+                assert event["cards"] == list(before.rows[seat])
+            else:
+                assert "card" not in event and "cards" not in event, event
+    assert {"pile_card", "row_card", "row_scored", "drew", "deck_emptied"} <= seen
