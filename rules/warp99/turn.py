@@ -57,35 +57,14 @@ def can_flip(state: State, seat: int, options: list[tuple[int, int]] | None = No
     return not (pile_options(state, seat) if options is None else options)
 
 
-def legal_actions(state: State, seat: int) -> list[AnyAction]:
+def legal_dicts(state: State, seat: int) -> list[dict[str, Any]]:
+    """Every move ``seat`` may make now, in wire form (views list them after every action)."""
     if state.winner is not None or seat != state.turn:
         return []
     if state.step is Step.A:
         hand, row = state.hands[seat], state.rows[seat]
         if not hand:
             # Only once the whole supply ran dry: nothing to place, so A is skipped.
-            return [ScoreRow()] if row else [EndStep()]
-        actions: list[AnyAction] = [AddToRow(card=c) for c in row_options(state, seat)]
-        if row:
-            actions.append(ScoreRow())
-        return actions
-    if state.step is Step.B:
-        options = pile_options(state, seat)
-        actions = [PlayToPile(card=c, pile=p) for c, p in options]
-        if can_flip(state, seat, options):
-            actions.extend(FlipRule(rule=r) for r in range(len(RULE_CARDS)))
-        actions.append(EndStep())
-        return actions
-    return [EndStep()]
-
-
-def legal_dicts(state: State, seat: int) -> list[dict[str, Any]]:
-    """``legal_actions`` already dumped, built directly: views are on the hot path."""
-    if state.winner is not None or seat != state.turn:
-        return []
-    if state.step is Step.A:
-        hand, row = state.hands[seat], state.rows[seat]
-        if not hand:
             return [{"type": "score_row"}] if row else [{"type": "end_step"}]
         dicts: list[dict[str, Any]] = [
             {"type": "add_to_row", "card": c} for c in row_options(state, seat)
@@ -101,6 +80,20 @@ def legal_dicts(state: State, seat: int) -> list[dict[str, Any]]:
         dicts.append({"type": "end_step"})
         return dicts
     return [{"type": "end_step"}]
+
+
+_MODELS: dict[str, type[AnyAction]] = {
+    "score_row": ScoreRow,
+    "add_to_row": AddToRow,
+    "play_to_pile": PlayToPile,
+    "flip_rule": FlipRule,
+    "end_step": EndStep,
+}
+
+
+def legal_actions(state: State, seat: int) -> list[AnyAction]:
+    """The same moves as :func:`legal_dicts`, as action models."""
+    return [_MODELS[d["type"]](**d) for d in legal_dicts(state, seat)]
 
 
 # -- doing it -------------------------------------------------------------------------------

@@ -84,11 +84,11 @@ def position(
     seats: int = 2,
     **changes: Any,
 ) -> State:
-    """A hand-built position for seat 0, every card still accounted for exactly once.
+    """A hand-built position, seat 0 to act, every card accounted for exactly once.
 
-    Named cards go where asked; seat 0's deck and the reserve default to leftovers. Every other
-    card goes to the other seats' decks (hands of six when enough are left), then the scored
-    pile. Pass ``deck=[]`` or ``reserve=[]`` to empty them.
+    Named cards go where asked. Unnamed places are filled from the cards left over, in id
+    order: seat 0's deck (9 cards), the reserve (20), then each other seat's hand (6) and deck
+    (9); whatever remains is the scored pile. Pass ``deck=[]`` or ``reserve=[]`` to empty them.
     """
     named = {
         "hand": cards(*hand),
