@@ -38,16 +38,15 @@ class Bots:
         handles: list[asyncio.TimerHandle] = []
         if room.phase is Phase.PLAYING:
             loop = asyncio.get_running_loop()
-            movers = commands.bot_seats(room)
-            if movers:
-                # One bot at a time: the next one is planned from the room its move creates.
-                handles.append(loop.call_later(self._delay, self._spawn, room, movers[0], None))
+            if commands.bot_seats(room):
+                # One bot move at a time: the next is planned from the room this one creates.
+                handles.append(loop.call_later(self._delay, self._spawn, room, True, None))
             if room.turn_timer > 0:
                 for index in sorted(room.game.to_act(room.state)):
                     seat = room.seats[index]
                     if not seat.bot and not seat.away:
                         handles.append(
-                            loop.call_later(room.turn_timer, self._spawn, room, None, seat.id)
+                            loop.call_later(room.turn_timer, self._spawn, room, False, seat.id)
                         )
         self._plans[room.code] = (room.version, handles)
 
@@ -57,17 +56,17 @@ class Bots:
             for handle in plan[1]:
                 handle.cancel()
 
-    def _spawn(self, room: Room, index: int | None, timed_out: int | None) -> None:
-        task = asyncio.get_running_loop().create_task(self._move(room, index, timed_out))
+    def _spawn(self, room: Room, bot: bool, timed_out: int | None) -> None:
+        task = asyncio.get_running_loop().create_task(self._move(room, bot, timed_out))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _move(self, room: Room, index: int | None, timed_out: int | None) -> None:
+    async def _move(self, room: Room, bot: bool, timed_out: int | None) -> None:
         version, clock = room.version, self._service.clock
         try:
-            if index is not None:
+            if bot:
                 await self._service.change(
-                    room.code, lambda r: commands.bot_move(r, version, index, clock())
+                    room.code, lambda r: commands.bot_move(r, version, clock())
                 )
                 self._service.metrics.bot_moves += 1
             elif timed_out is not None:

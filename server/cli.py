@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import urllib.error
 import urllib.request
@@ -39,6 +40,7 @@ def _serve(args: argparse.Namespace) -> int:
         # only the hard backstop. Compression costs ~100 KB per connection: off.
         ws_max_size=max(65536, 4 * settings.max_frame),
         ws_per_message_deflate=False,
+        ws=os.environ.get("PARLOR_WS_IMPL", "auto"),
     )
     return 0
 

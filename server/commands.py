@@ -247,29 +247,36 @@ def bot_seats(room: Room) -> list[int]:
     return [i for i in sorted(to_act) if room.seats[i].bot or room.seats[i].away]
 
 
-def _bot_action(room: Room, index: int) -> Any:
+def _bot_action(room: Room, index: int) -> Any | None:
+    """The bot's move for seat ``index``, or None if it chooses to wait (see the contract)."""
     # Seeded by (game seed, version, seat): every instance would pick the same move.
     rng = Rng.from_seed(room.seed ^ (room.version * 0x9E3779B1) ^ (index << 48))
     return room.game.bot_action(room.state, index, rng)
 
 
-def bot_move(room: Room, expected_version: int, index: int, now: float) -> Change:
-    """One bot turn. Refused as stale unless the room is still at ``expected_version``, which
-    is what makes it exactly-once when several instances schedule the same turn."""
-    if room.version != expected_version or index not in bot_seats(room):
+def bot_move(room: Room, expected_version: int, now: float) -> Change:
+    """One bot turn: the first bot (or away) seat to act that does not choose to wait.
+
+    Refused as stale unless the room is still at ``expected_version``, which is what makes it
+    exactly-once when several instances plan the same turn."""
+    if room.version != expected_version:
         raise Stale()
-    try:
-        action = _bot_action(room, index)
-        new = _play(room, index, action, now, room.seats)
-    except RulesError:
-        raise Stale() from None
-    entry = {
-        "kind": "bot",
-        "seat": index,
-        "seat_id": room.seats[index].id,
-        "action": room.game.dump_action(action),
-    }
-    return Change(new, entry)
+    for index in bot_seats(room):
+        try:
+            action = _bot_action(room, index)
+            if action is None:
+                continue
+            new = _play(room, index, action, now, room.seats)
+        except RulesError:
+            continue
+        entry = {
+            "kind": "bot",
+            "seat": index,
+            "seat_id": room.seats[index].id,
+            "action": room.game.dump_action(action),
+        }
+        return Change(new, entry)
+    raise Stale()
 
 
 def timeout(room: Room, expected_version: int, seat_id: int, now: float) -> Change:
@@ -287,6 +294,9 @@ def timeout(room: Room, expected_version: int, seat_id: int, now: float) -> Chan
         raise Stale()
     seats = _with_seat(room, index, replace(room.seats[index], away=True))
     action = _bot_action(room, index)
+    if action is None:
+        # Nothing the seat must do: it is only marked away (bots play it from now on).
+        return Change(_bump(room, now, seats=seats), {"kind": "away", "seat_id": seat_id})
     new = _play(room, index, action, now, seats)
     entry = {
         "kind": "timeout",

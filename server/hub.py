@@ -220,9 +220,7 @@ class Hub:
             room = newest
         self._sent[code] = max(self._sent.get(code, 0), room.version)
         presence = self._presence.get(code, frozenset())
-        info: dict[str, Any] | None = None
-        frames: dict[tuple[int | None, Format], Frame] = {}
-        chat: dict[Format, Frame] = {}
+        due: list[tuple[Connection, int | None]] = []
         for conn in list(conns):
             if conn.sent_version > room.version or (
                 conn.sent_version == room.version and conn.sent_presence == presence
@@ -234,13 +232,26 @@ class Hub:
                 if index is None or room.seats[index].bot:
                     self._revoke(conn)
                     continue
-            if info is None:
-                info = views.room_info(room, presence)
+            due.append((conn, index))
+        if due:
+            self._send_states(room, presence, due)
+        self._bots.consider(room)
+
+    def _send_states(
+        self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
+    ) -> None:
+        info = views.room_info(room, presence)
+        seat_views = views.seat_views(
+            room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
+        )
+        frames: dict[tuple[int | None, Format], Frame] = {}
+        chat: dict[Format, Frame] = {}
+        for conn, index in due:
             key = (index, conn.fmt)
             frame = frames.get(key)
             if frame is None:
-                frame = encode(views.state_message(room, info, index), conn.fmt)
-                frames[key] = frame
+                message = views.state_message(room, info, index, seat_views[index])
+                frame = frames[key] = encode(message, conn.fmt)
             conn.sent_version = room.version
             conn.sent_presence = presence
             if conn.push(frame):
@@ -253,7 +264,6 @@ class Hub:
             if conn.overflowed:
                 self._metrics.dropped += 1
                 self.detach(conn)
-        self._bots.consider(room)
 
     def _revoke(self, conn: Connection) -> None:
         """The connection's seat was given up or taken away (kick, leave from another tab)."""

@@ -6,6 +6,7 @@ with its legal actions, and the room version. Clients never merge deltas.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from server.rooms import Room
@@ -37,9 +38,17 @@ def room_info(room: Room, connected: frozenset[int]) -> dict[str, Any]:
     }
 
 
-def state_message(room: Room, info: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """The snapshot for seat index ``seat`` (None = spectator)."""
-    view = None if room.state is None else room.game.view(room.state, seat)
+def seat_views(room: Room, seats: Sequence[int | None]) -> dict[int | None, Any]:
+    """Each listed seat's view (None = spectator), rendered together by the game's ``views``.
+
+    The views may share sub-objects: they are encoded straight away, never modified."""
+    if room.state is None:
+        return dict.fromkeys(seats)
+    return dict(zip(seats, room.game.views(room.state, list(seats)), strict=True))
+
+
+def state_message(room: Room, info: dict[str, Any], seat: int | None, view: Any) -> dict[str, Any]:
+    """The snapshot for seat index ``seat`` (None = spectator) with that seat's view."""
     return {
         "type": "state",
         "version": room.version,

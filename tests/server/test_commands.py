@@ -152,10 +152,10 @@ def test_bot_move_is_bound_to_the_version_it_was_planned_for() -> None:
         action = room.game.dump_action(room.game.legal_actions(room.state, 0)[0])
         room = commands.act(room, seat.id, 1, action, 3.0).room
     assert commands.bot_seats(room) == [1]
-    moved = commands.bot_move(room, room.version, 1, 4.0)
+    moved = commands.bot_move(room, room.version, 4.0)
     assert moved.entry is not None and moved.entry["kind"] == "bot"
     with pytest.raises(Stale):
-        commands.bot_move(moved.room, room.version, 1, 5.0)
+        commands.bot_move(moved.room, room.version, 5.0)
 
 
 def test_game_end_finishes_the_room_and_rematch_restarts_it() -> None:

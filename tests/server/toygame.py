@@ -47,9 +47,9 @@ class ToyGame(Game[ToyState, Play | Discard]):
     summary = "Play or discard; highest face-up total wins."
     min_seats = 2
     max_seats = 8
-    Options = ToyOptions
-    State = ToyState
-    Action = ToyAction
+    options_model = ToyOptions
+    state_type = ToyState
+    action_type = ToyAction
 
     def initial_state(self, seats: int, options: Any, seed: int) -> ToyState:
         deck, _ = Rng.from_seed(seed).shuffle(range(1, seats * options.hand + 1))
