@@ -69,11 +69,24 @@ def test_scored_rows_go_to_the_scored_cards_pile() -> None:
 def test_early_scoring_is_allowed_even_when_a_card_fits() -> None:
     state = position(hand=["red 9"], row=["blue 1", "green 2"])
     assert SCORE in legal(state)
-    after, events = act(state, SCORE)
+    after, _ = act(state, SCORE)
     assert after.step is Step.A  # a card must still be placed
-    assert next(e for e in events if e["type"] == "row_scored")["forced"] is False
     placed, _ = act(after, add("red 9"))
     assert placed.rows[0] == cards("red 9")
+
+
+def test_row_scored_says_nothing_about_the_hand() -> None:
+    # Whether a card would have fitted (red 9 does, red 0 does not) is hidden hand information:
+    # scoring gives the same events either way.
+    _, fits = act(position(hand=["red 9"], row=["blue 1", "green 2"]), SCORE)
+    _, forced = act(position(hand=["red 0"], row=["blue 1", "green 2"]), SCORE)
+    assert fits == forced
+    row_scored = next(e for e in fits if e["type"] == "row_scored")
+    assert row_scored == {
+        "type": "row_scored",
+        "seat": 0,
+        "cards": list(cards("blue 1", "green 2")),
+    }
 
 
 def test_scoring_is_only_before_placing_in_action_a() -> None:
@@ -104,9 +117,8 @@ def test_when_no_card_fits_the_row_must_be_scored() -> None:
     assert legal(state) == [SCORE]
     with pytest.raises(IllegalAction, match="must score"):
         act(state, add("tan 9"))
-    after, events = act(state, SCORE)
+    after, _ = act(state, SCORE)
     assert after.scores[0] == 4
-    assert next(e for e in events if e["type"] == "row_scored")["forced"] is True
     # A new row then starts with any card.
     assert {a["card"] for a in legal(after)} == set(cards("red 3", "tan 9", "blue 8", "green 0"))
 
