@@ -50,6 +50,17 @@ def test_row_cards_must_not_repeat_a_colour() -> None:
     assert after.rows[0] == cards("red 2", "blue 5", "tan 9")
 
 
+def test_a_higher_card_of_the_same_colour_as_the_last_row_card_is_refused() -> None:
+    state = position(hand=["red 7", "blue 7"], row=["red 5"])
+    assert [a["card"] for a in legal(state) if a["type"] == "add_to_row"] == list(cards("blue 7"))
+    with pytest.raises(IllegalAction, match="does not fit"):
+        act(state, add("red 7"))
+    alone = position(hand=["red 7"], row=["red 5"])
+    assert legal(alone) == [SCORE]
+    with pytest.raises(IllegalAction):
+        act(alone, add("red 7"))
+
+
 def test_scoring_a_row_earns_the_square_of_its_length() -> None:
     state = position(hand=["red 9"], row=["blue 1", "green 2", "pink 3", "tan 4"])
     after, events = act(state, SCORE)
