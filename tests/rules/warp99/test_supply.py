@@ -69,7 +69,8 @@ def test_the_reserve_is_rebuilt_from_both_piles_but_their_tops_and_the_scored_pi
     assert after.piles == (cards("tan 9"), cards("tan 10"))
     assert after.scored == ()
     new_deck = after.decks[0]
-    # The three reserve cards first (at the bottom), then twelve from the rebuilt reserve.
+    # The three reserve cards on top (a deck lists its top card last), then twelve from the
+    # rebuilt reserve below them.
     assert len(new_deck) == 15
     assert new_deck[-3:] == cards("pink 0", "pink 1", "pink 2")
     assert Counter(new_deck[:-3]) + Counter(after.reserve) == pool
