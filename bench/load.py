@@ -84,6 +84,7 @@ def running_server() -> Iterator[tuple[str, int]]:
             # The load generator is one client per seat acting at machine speed.
             "PARLOR_FLOOD_RATE": "1000",
             "PARLOR_FLOOD_BURST": "1000",
+            "PARLOR_CREATE_BURST": "100000",
         }
         server = subprocess.Popen([sys.executable, "-m", "server.cli", "serve"], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip

@@ -123,6 +123,7 @@ def start_replica(redis_url: str) -> Replica:
         # Test clients act far faster than people; the flood limit is tested elsewhere.
         "PARLOR_FLOOD_RATE": "1000",
         "PARLOR_FLOOD_BURST": "1000",
+        "PARLOR_CREATE_BURST": "1000",
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "server.cli", "serve"],
