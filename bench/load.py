@@ -84,6 +84,7 @@ def running_server() -> Iterator[tuple[str, int]]:
             # The load generator is one client per seat acting at machine speed.
             "PARLOR_FLOOD_RATE": "1000",
             "PARLOR_FLOOD_BURST": "1000",
+            "PARLOR_CREATE_BURST": "100000",
         }
         server = subprocess.Popen([sys.executable, "-m", "server.cli", "serve"], env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
@@ -96,6 +97,13 @@ def running_server() -> Iterator[tuple[str, int]]:
             server.wait(10)
             redis.terminate()
             redis.wait(10)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kib(pid: int) -> int:
@@ -231,10 +239,13 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
         for room in all_rooms:
             await room.seats[0].ws.send(pack({"type": "start"}))
         rss_before = rss_kib(pid)
+        actions_before = sum(r.actions for r in all_rooms)
+        cpu_before = cpu_seconds(pid)
         started = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - started
-        actions = sum(r.actions for r in all_rooms)
+        cpu_used = cpu_seconds(pid) - cpu_before
+        actions = sum(r.actions for r in all_rooms) - actions_before
         rss_after = rss_kib(pid)
         stop.set()
         for task in tasks:
@@ -253,6 +264,9 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
             "seconds": round(elapsed, 1),
             "actions": actions,
             "actions_per_s": round(actions / elapsed),
+            # Robust to other load on the machine, unlike actions/s: what one action costs.
+            "server_cpu_ms_per_action": round(1000 * cpu_used / max(actions, 1), 3),
+            "server_cpu_busy": round(cpu_used / elapsed, 2),
             "p50_ms": round(1000 * lat[len(lat) // 2], 1),
             "p99_ms": round(1000 * lat[int(len(lat) * 0.99)], 1),
             "mean_view_bytes": round(statistics.mean(sizes)),

@@ -192,7 +192,12 @@ class Game(ABC, Generic[S, A]):
         return self.apply_action(state, seat, parsed)
 
     def view(self, state: S, seat: int | None) -> View:
-        """The state as ``seat`` may see it (``None`` = spectator), with the common keys."""
+        """The state as ``seat`` may see it (``None`` = spectator), with the common keys.
+
+        A seat outside the game is a programming error, not a move the rules refuse: it raises
+        ``ValueError``.
+        """
+        self._check_viewer(state, seat)
         return self._complete(state, seat, self.seat_view(state, seat))
 
     def views(self, state: S, seats: Sequence[int | None]) -> list[View]:
@@ -202,8 +207,19 @@ class Game(ABC, Generic[S, A]):
         content override :meth:`seat_views` to build the shared part once. The returned views
         may share sub-objects, so treat them as read-only.
         """
+        for seat in seats:
+            self._check_viewer(state, seat)
         bodies = self.seat_views(state, seats)
         return [self._complete(state, s, body) for s, body in zip(seats, bodies, strict=True)]
+
+    def _check_viewer(self, state: S, seat: int | None) -> None:
+        if seat is None:
+            return
+        seats = self.seat_count(state)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+            raise ValueError(
+                f"No seat {seat!r} to view: this {self.name} game has seats 0 to {seats - 1}"
+            )
 
     def seat_views(self, state: S, seats: Sequence[int | None]) -> list[View]:
         return [self.seat_view(state, s) for s in seats]

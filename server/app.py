@@ -73,6 +73,14 @@ async def games(request: Request) -> Response:
 
 async def create_room(request: Request) -> Response:
     instance = _instance(request.app)
+    # Behind a proxy, uvicorn puts the real client address here (FORWARDED_ALLOW_IPS).
+    address = request.client.host if request.client is not None else "?"
+    if not instance.create_limit.take(address):
+        instance.metrics.errors["flood"] += 1
+        return JSONResponse(
+            error("flood", "Too many rooms created from your address; try again in a minute"),
+            429,
+        )
     body = await request.body()
     if len(body) > MAX_BODY:
         return JSONResponse(error("too_big", "The request body is too large"), 413)

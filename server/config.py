@@ -52,6 +52,9 @@ class Settings:
     flood_burst: float = 40.0
     #: Refused messages (flood or bad frames) before the connection is closed.
     max_strikes: int = 20
+    #: Rooms one client address may create: sustained per second, and burst.
+    create_rate: float = 0.2
+    create_burst: float = 10.0
     chat_max_len: int = 200
     chat_keep: int = 50
     chat_rate: float = 1.0
@@ -82,4 +85,6 @@ class Settings:
             send_queue=_ints(env, "PARLOR_SEND_QUEUE", base.send_queue),
             flood_rate=_floats(env, "PARLOR_FLOOD_RATE", base.flood_rate),
             flood_burst=_floats(env, "PARLOR_FLOOD_BURST", base.flood_burst),
+            create_rate=_floats(env, "PARLOR_CREATE_RATE", base.create_rate),
+            create_burst=_floats(env, "PARLOR_CREATE_BURST", base.create_burst),
         )

@@ -23,7 +23,7 @@ from server.protocol import CloseCode, ErrorCode, error
 from server.rooms import Room
 from server.service import RoomService
 from server.store import Notice, NoticeKind, Store, StoreError
-from server.wire import Format, Frame, encode
+from server.wire import Format, Frame, SharedEncoder, encode
 
 log = logging.getLogger(__name__)
 
@@ -162,11 +162,15 @@ class Hub:
             for code in list(self._rooms):
                 self.refresh(code, presence=True)
             return
+        if notice.kind is NoticeKind.CHANGE:
+            self._service.heard(notice.code, notice.version)
         if notice.code not in self._rooms:
             return
         if notice.kind is NoticeKind.CHANGE:
-            if self._sent.get(notice.code, 0) >= notice.version:
-                return  # our own change, already sent
+            # Our own changes are fanned out by on_saved as soon as they are saved (the notice
+            # can even overtake that reply): reloading for them would be wasted work.
+            if notice.origin == self._instance or self._sent.get(notice.code, 0) >= notice.version:
+                return
             self.refresh(notice.code)
         else:
             self.refresh(notice.code, presence=True)
@@ -245,13 +249,17 @@ class Hub:
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )
         frames: dict[tuple[int | None, Format], Frame] = {}
+        encoders: dict[Format, SharedEncoder] = {}
         chat: dict[Format, Frame] = {}
         for conn, index in due:
             key = (index, conn.fmt)
             frame = frames.get(key)
             if frame is None:
+                encoder = encoders.get(conn.fmt)
+                if encoder is None:
+                    encoder = encoders[conn.fmt] = SharedEncoder(conn.fmt)
                 message = views.state_message(room, info, index, seat_views[index])
-                frame = frames[key] = encode(message, conn.fmt)
+                frame = frames[key] = encoder.encode(message)
             conn.sent_version = room.version
             conn.sent_presence = presence
             if conn.push(frame):

@@ -11,6 +11,7 @@ import uuid
 from server.bots import Bots
 from server.config import Settings
 from server.hub import Hub
+from server.limits import PerKeyLimit
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
 from server.redis_store import RedisStore
@@ -32,6 +33,7 @@ class Instance:
         self.settings = settings
         self.store = store if store is not None else make_store(settings)
         self.metrics = Metrics()
+        self.create_limit = PerKeyLimit(settings.create_rate, settings.create_burst)
         self.service = RoomService(self.store, settings, self.metrics, self.id)
         self.bots = Bots(self.service, settings.bot_delay)
         self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)

@@ -14,7 +14,11 @@ import time
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import keys
 from server.store import (
@@ -73,7 +77,16 @@ class RedisStore(Store):
     def __init__(self, url: str, log_max: int = 10_000) -> None:
         self._url = url
         self._log_max = log_max
-        self._redis: aioredis.Redis = aioredis.Redis.from_url(url, decode_responses=False)
+        # A pooled connection may be dead after a Redis restart: reconnect and retry a few
+        # times before telling anyone the store is unavailable. Retrying the compare-and-set is
+        # safe: if the first attempt did apply, the retry finds the version moved on, and the
+        # reload that follows recognises the action's sequence number as already applied.
+        self._redis: aioredis.Redis = aioredis.Redis.from_url(
+            url,
+            decode_responses=False,
+            retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), retries=5),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+        )
         self._create = self._redis.register_script(_CREATE)
         self._save = self._redis.register_script(_SAVE)
         self._presence = self._redis.register_script(_PRESENCE)

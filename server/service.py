@@ -8,8 +8,10 @@ last change) needs no extra read or decode.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +46,12 @@ class RoomService:
         self.instance = instance
         self.clock = clock
         self._cache: OrderedDict[str, Room] = OrderedDict()
+        #: Newest version announced by any instance, for cached rooms: a cached room at least
+        #: this new is the latest this instance can know of, so a refusal needs no reload.
+        self._heard: dict[str, int] = {}
+        #: One lock per room with changes in flight here: changes from this instance's own
+        #: connections queue up instead of racing each other through the compare-and-set.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Called with every room this instance saved (the hub fans it out at once).
         self.on_saved: Callable[[Room], None] = lambda room: None
 
@@ -53,13 +61,23 @@ class RoomService:
             self._cache[room.code] = room
         self._cache.move_to_end(room.code)
         if len(self._cache) > CACHE_SIZE:
-            self._cache.popitem(last=False)
+            old, _ = self._cache.popitem(last=False)
+            self._heard.pop(old, None)
 
     def cached(self, code: str) -> Room | None:
         return self._cache.get(code)
 
     def forget(self, code: str) -> None:
         self._cache.pop(code, None)
+        self._heard.pop(code, None)
+
+    def heard(self, code: str, version: int) -> None:
+        """Another instance announced ``version`` of room ``code``."""
+        if code in self._cache and version > self._heard.get(code, 0):
+            self._heard[code] = version
+
+    def _current(self, room: Room) -> bool:
+        return room.version >= self._heard.get(room.code, 0)
 
     async def create(
         self, game_id: str, options: dict[str, Any] | None, turn_timer: float = 0.0
@@ -99,8 +117,17 @@ class RoomService:
 
     async def change(self, code: str, command: Command) -> Change:
         """Apply ``command`` with compare-and-set; refusals raise, the room is unchanged."""
+        lock = self._locks.get(code)
+        if lock is None:
+            lock = self._locks[code] = asyncio.Lock()
+        async with lock:
+            return await self._change(code, command)
+
+    async def _change(self, code: str, command: Command) -> Change:
         room = self._cache.get(code)
-        fresh = False
+        # A refusal judged on a room that is the newest this instance has heard of is final;
+        # one judged on a room that may be behind another instance is judged again.
+        fresh = room is not None and self._current(room)
         for _ in range(self.settings.max_retries):
             if room is None:
                 room = await self.get(code)

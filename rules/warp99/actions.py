@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from rules.contract import ActionModel
 
-CardId = Annotated[int, Field(ge=0, le=109)]
+# Strict: "3", 3.0 or true from the network are malformed, not card 3 (or 1).
+CardId = Annotated[StrictInt, Field(ge=0, le=109)]
 
 
 class ScoreRow(ActionModel):
@@ -29,14 +30,14 @@ class PlayToPile(ActionModel):
 
     type: Literal["play_to_pile"] = "play_to_pile"
     card: CardId
-    pile: Annotated[int, Field(ge=0, le=1)]
+    pile: Annotated[StrictInt, Field(ge=0, le=1)]
 
 
 class FlipRule(ActionModel):
     """Action B, when stuck right after Action A: turn rule card 0, 1 or 2 over."""
 
     type: Literal["flip_rule"] = "flip_rule"
-    rule: Annotated[int, Field(ge=0, le=2)]
+    rule: Annotated[StrictInt, Field(ge=0, le=2)]
 
 
 class EndStep(ActionModel):

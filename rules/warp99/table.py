@@ -148,7 +148,8 @@ class Table:
         """Up to ``count`` cards off the reserve, rebuilding it once if it runs out."""
         taken = self._take(count)
         if len(taken) < count and self.rebuild_reserve():
-            # Taken first sits at the bottom of the new deck, as if dealt one by one.
+            # What was taken first goes on top of the new deck (decks list their top card last),
+            # so the old reserve's cards are drawn before the rebuilt reserve's.
             taken = self._take(count - len(taken)) + taken
         return taken
 

@@ -126,14 +126,8 @@ def _score_row(state: State, table: Table, seat: int) -> None:
         raise IllegalAction("Your row is empty: there is nothing to score")
     table.rows[seat] = ()
     table.scored = table.scored + row
-    table.events.append(
-        {
-            "type": "row_scored",
-            "seat": seat,
-            "cards": list(row),
-            "forced": not row_options(state, seat),
-        }
-    )
+    # Never whether a card would have fitted: that would tell everyone about the hand.
+    table.events.append({"type": "row_scored", "seat": seat, "cards": list(row)})
     table.award(seat, len(row) ** 2, "row")
 
 

@@ -33,7 +33,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Fast settings for tests: bots barely wait, turn timers may be short.
 TEST_SETTINGS = replace(
-    Settings(), bot_delay=0.02, min_turn_timer=0.05, presence_ttl=30.0, room_ttl=3600.0
+    Settings(),
+    bot_delay=0.02,
+    min_turn_timer=0.05,
+    presence_ttl=30.0,
+    room_ttl=3600.0,
+    create_burst=1000.0,
 )
 
 

@@ -55,3 +55,22 @@ def test_frames_round_trip(fmt: Format) -> None:
 def test_bad_frames_are_refused(frame: bytes | str, fmt: Format) -> None:
     with pytest.raises(FrameError):
         decode(frame, fmt)
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_shared_encoder_frames_equal_plain_encoding_for_every_game(fmt):
+    from rules import all_games
+    from server.wire import SharedEncoder
+
+    for game in all_games().values():
+        if game.id not in ("numberswap", "warp99", "floor"):
+            continue
+        state = game.new_game(game.max_seats, None, 3)
+        seats = [*range(game.max_seats), None]
+        info = {"code": "ABCDE", "seats": [{"seat": s} for s in range(game.max_seats)]}
+        messages = [
+            {"type": "state", "version": 1, "you": s, "room": info, "view": v}
+            for s, v in zip(seats, game.views(state, seats), strict=True)
+        ]
+        encoder = SharedEncoder(fmt)
+        assert [encoder.encode(m) for m in messages] == [encode(m, fmt) for m in messages]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import httpx
 
 from server import codes
@@ -86,3 +88,20 @@ async def test_healthz_reports_a_dead_store(redis_url: str) -> None:
         )
         response = await h.get("/healthz")
         assert response.status_code == 503 and response.json()["ok"] is False
+
+
+async def test_room_creation_is_rate_limited_per_client_address() -> None:
+    settings = replace(TEST_SETTINGS, create_rate=0.001, create_burst=3)
+    async with serve(settings) as server, httpx.AsyncClient(base_url=server.http) as http:
+        made = [await http.post("/api/rooms", json={"game": "toy"}) for _ in range(3)]
+        assert [r.status_code for r in made] == [201, 201, 201]
+        refused = await http.post("/api/rooms", json={"game": "toy"})
+        assert refused.status_code == 429
+        assert refused.json()["code"] == "flood" and "rooms" in refused.json()["message"]
+        # Another address (as the proxy reports it) still may.
+        other = await http.post(
+            "/api/rooms", json={"game": "toy"}, headers={"x-forwarded-for": "203.0.113.9"}
+        )
+        assert other.status_code == 201
+        metrics = (await http.get("/metrics")).text
+        assert 'parlor_errors_total{code="flood"} 1' in metrics

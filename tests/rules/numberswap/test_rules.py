@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import replace
 
@@ -18,7 +19,8 @@ from rules.errors import (
 )
 from rules.numberswap.cards import DECK
 from rules.numberswap.state import Phase
-from tests.rules.numberswap.helpers import GAME, grid, position
+from rules.rng import Rng
+from tests.rules.numberswap.helpers import GAME, HARNESS, grid, position
 
 DOWN = [9] * 12  # an all-face-down grid of nines
 
@@ -486,6 +488,9 @@ def test_taking_the_discard_after_drawing_is_the_wrong_phase():
         {"type": "take_discard", "position": 12},
         {"type": "take_discard", "position": -1},
         {"type": "take_discard", "position": "zero"},
+        {"type": "take_discard", "position": "3"},
+        {"type": "take_discard", "position": 3.0},
+        {"type": "take_discard", "position": True},
         {"type": "draw", "extra": 1},
         {"type": "flip_initial", "positions": [1]},
         {"position": 3},
@@ -531,3 +536,91 @@ def test_worked_example_on_the_rules_page_doubles_a_tied_ender():
     assert summary is not None
     assert summary.raw_scores == (14, 14, 60)
     assert summary.doubled and summary.scores == (28, 14, 60)
+
+
+# -- edge cases found in review ---------------------------------------------------------------
+
+
+def test_ender_scoring_exactly_1_and_not_alone_lowest_is_doubled():
+    summary = end_round_with(
+        [1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 0], [1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 9]
+    )
+    assert summary.raw_scores == (1, 1)
+    assert summary.doubled and summary.scores == (2, 1)
+
+
+def test_game_ends_when_a_total_reaches_exactly_100():
+    state = replace(ender_position(), totals=(10, 11))  # seat 1 scores 89 -> exactly 100
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
+    assert state.totals[1] == 100 and state.phase is Phase.OVER
+
+
+def test_undo_is_refused_after_discarding_the_drawn_card_and_turning_one_up():
+    state = position([grid(DOWN, up=[0]), grid(DOWN)])
+    state, _ = GAME.apply(state, 0, {"type": "draw"})
+    state, _ = GAME.apply(state, 0, {"type": "discard_drawn", "flip": 1})
+    assert GAME.to_act(state) == {1} and state.current == 1
+    with pytest.raises(NotYourTurn):
+        GAME.apply(state, 0, {"type": "undo"})
+
+
+def test_only_the_player_who_acted_can_undo():
+    state = position([grid([8, *DOWN[1:]], up=[0]), grid(DOWN)], discard=(3, 2))
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    with pytest.raises(IllegalAction):
+        GAME.apply(state, 1, {"type": "undo"})
+
+
+def test_reshuffle_shuffles_the_discards_into_a_new_order():
+    discard = tuple(range(-2, 13)) * 3
+    state = position([grid(DOWN), grid(DOWN)], draw=(), discard=discard)
+    state, _ = GAME.apply(state, 0, {"type": "draw"})
+    assert (*state.draw, state.drawn) != discard[:-1]
+
+
+EVENT_KEYS = {
+    "flipped_initial": {"type", "seat", "positions", "cards"},
+    "turn": {"type", "seat"},
+    "took_discard": {"type", "seat", "position", "card"},
+    "discarded": {"type", "seat", "card", "position"},
+    "drew": {"type", "seat", "card"},
+    "discarded_drawn": {"type", "seat", "card"},
+    "turned_up": {"type", "seat", "position", "card"},
+    "swapped_drawn": {"type", "seat", "position", "card"},
+    "undone": {"type", "seat"},
+    "column_cleared": {"type", "seat", "column", "value"},
+    "last_turns": {"type", "ender"},
+    "round_ended": {"type", "round", "ender", "scores", "doubled", "totals"},
+    "round_started": {"type", "round"},
+    "game_over": {"type", "winners"},
+    "reshuffled": {"type", "draw_size"},
+}
+
+
+@pytest.mark.parametrize("seats", [2, 5])
+def test_events_carry_nothing_hidden(seats):
+    rnd = random.Random(seats)
+    state = GAME.new_game(seats, {"target_score": 150}, seats)
+    quiet = 0
+    seen = set()
+    for _ in range(20000):
+        if GAME.result(state) is not None:
+            break
+        seat = rnd.choice(sorted(GAME.to_act(state)))
+        action = rnd.choice(GAME.legal_actions(state, seat))
+        new, events = GAME.apply(state, seat, action)
+        for e in events:
+            seen.add(e["type"])
+            assert set(e) == EVENT_KEYS[e["type"]], e
+        # An action that reveals nothing must give the same events whatever the hidden cards
+        # and the future shuffles are.
+        if new.undo is not None or action.type == "undo":
+            quiet += 1
+            other = replace(
+                HARNESS.permute_hidden(state, None, rnd), rng=Rng.from_seed(rnd.getrandbits(64))
+            )
+            assert GAME.apply(other, seat, action)[1] == events
+        state = new
+    assert quiet
+    assert "round_started" in seen

@@ -50,6 +50,17 @@ def test_row_cards_must_not_repeat_a_colour() -> None:
     assert after.rows[0] == cards("red 2", "blue 5", "tan 9")
 
 
+def test_a_higher_card_of_the_same_colour_as_the_last_row_card_is_refused() -> None:
+    state = position(hand=["red 7", "blue 7"], row=["red 5"])
+    assert [a["card"] for a in legal(state) if a["type"] == "add_to_row"] == list(cards("blue 7"))
+    with pytest.raises(IllegalAction, match="does not fit"):
+        act(state, add("red 7"))
+    alone = position(hand=["red 7"], row=["red 5"])
+    assert legal(alone) == [SCORE]
+    with pytest.raises(IllegalAction):
+        act(alone, add("red 7"))
+
+
 def test_scoring_a_row_earns_the_square_of_its_length() -> None:
     state = position(hand=["red 9"], row=["blue 1", "green 2", "pink 3", "tan 4"])
     after, events = act(state, SCORE)
@@ -69,11 +80,24 @@ def test_scored_rows_go_to_the_scored_cards_pile() -> None:
 def test_early_scoring_is_allowed_even_when_a_card_fits() -> None:
     state = position(hand=["red 9"], row=["blue 1", "green 2"])
     assert SCORE in legal(state)
-    after, events = act(state, SCORE)
+    after, _ = act(state, SCORE)
     assert after.step is Step.A  # a card must still be placed
-    assert next(e for e in events if e["type"] == "row_scored")["forced"] is False
     placed, _ = act(after, add("red 9"))
     assert placed.rows[0] == cards("red 9")
+
+
+def test_row_scored_says_nothing_about_the_hand() -> None:
+    # Whether a card would have fitted (red 9 does, red 0 does not) is hidden hand information:
+    # scoring gives the same events either way.
+    _, fits = act(position(hand=["red 9"], row=["blue 1", "green 2"]), SCORE)
+    _, forced = act(position(hand=["red 0"], row=["blue 1", "green 2"]), SCORE)
+    assert fits == forced
+    row_scored = next(e for e in fits if e["type"] == "row_scored")
+    assert row_scored == {
+        "type": "row_scored",
+        "seat": 0,
+        "cards": list(cards("blue 1", "green 2")),
+    }
 
 
 def test_scoring_is_only_before_placing_in_action_a() -> None:
@@ -104,9 +128,8 @@ def test_when_no_card_fits_the_row_must_be_scored() -> None:
     assert legal(state) == [SCORE]
     with pytest.raises(IllegalAction, match="must score"):
         act(state, add("tan 9"))
-    after, events = act(state, SCORE)
+    after, _ = act(state, SCORE)
     assert after.scores[0] == 4
-    assert next(e for e in events if e["type"] == "row_scored")["forced"] is True
     # A new row then starts with any card.
     assert {a["card"] for a in legal(after)} == set(cards("red 3", "tan 9", "blue 8", "green 0"))
 

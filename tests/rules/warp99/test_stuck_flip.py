@@ -55,6 +55,14 @@ def test_stuck_flip_is_refused_when_a_card_could_be_played() -> None:
         act(state, flip(0))
 
 
+def test_not_stuck_when_only_the_second_pile_takes_a_card() -> None:
+    # Red 3 follows nothing on the gray 9 (pile 1) but Same Colour on the red 10 (pile 2).
+    state = position(hand=["red 3"], tops=("gray 9", "red 10"), step=Step.B)
+    assert not [a for a in legal(state) if a["type"] == "flip_rule"]
+    with pytest.raises(IllegalAction, match="not stuck"):
+        act(state, flip(0))
+
+
 def test_stuck_flip_is_refused_a_second_time_in_one_turn() -> None:
     # Flipping Plus 1 to Minus 1 still leaves nothing playable: no second flip.
     after, _ = act(stuck(), flip(1))

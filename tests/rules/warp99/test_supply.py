@@ -69,7 +69,8 @@ def test_the_reserve_is_rebuilt_from_both_piles_but_their_tops_and_the_scored_pi
     assert after.piles == (cards("tan 9"), cards("tan 10"))
     assert after.scored == ()
     new_deck = after.decks[0]
-    # The three reserve cards first (at the bottom), then twelve from the rebuilt reserve.
+    # The three reserve cards on top (a deck lists its top card last), then twelve from the
+    # rebuilt reserve below them.
     assert len(new_deck) == 15
     assert new_deck[-3:] == cards("pink 0", "pink 1", "pink 2")
     assert Counter(new_deck[:-3]) + Counter(after.reserve) == pool
@@ -109,6 +110,25 @@ def test_a_reserve_too_small_even_after_rebuilding_gives_what_there_is() -> None
     assert len(after.decks[0]) == 5
     assert after.reserve == ()
     assert after.scored == ()
+
+
+def test_a_deck_running_out_scores_15_even_when_no_new_deck_can_be_dealt() -> None:
+    # The whole supply is empty: no reserve, nothing under the piles, no scored cards.
+    state = position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
+        deck=["gray 0"],
+        reserve=[],
+        tops=("tan 9", "tan 10"),
+        step=Step.C,
+    )
+    state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
+    after, events = act(state, END)
+    assert after.scores[0] == 15
+    assert after.decks[0] == ()
+    assert len(after.hands[0]) == 6
+    assert "deck_emptied" in event_types(events)
+    assert "new_deck" not in event_types(events)
+    assert after.turn == 1
 
 
 def test_an_empty_deck_with_nothing_to_refill_it_leaves_the_hand_short() -> None:

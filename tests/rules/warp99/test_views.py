@@ -134,3 +134,36 @@ def test_events_name_only_cards_that_everyone_can_see() -> None:
             else:
                 assert "card" not in event and "cards" not in event, event
     assert {"pile_card", "row_card", "row_scored", "drew", "deck_emptied"} <= seen
+
+
+#: Every event type the game emits, with exactly the keys it may carry. A new key (card ids in
+#: ``new_deck``, say) must be added here deliberately, after checking it hides nothing.
+EVENT_KEYS = {
+    "row_card": {"type", "seat", "card"},
+    "row_scored": {"type", "seat", "cards"},
+    "scored": {"type", "seat", "points", "reason", "score"},
+    "game_won": {"type", "seat", "score"},
+    "pile_card": {"type", "seat", "card", "pile", "rules", "bonus"},
+    "drew": {"type", "seat", "count", "why"},
+    "hand_emptied": {"type", "seat"},
+    "rule_flipped": {"type", "seat", "rule", "side", "now", "name"},
+    "step_ended": {"type", "seat", "step"},
+    "deck_emptied": {"type", "seat"},
+    "new_deck": {"type", "seat", "size"},
+    "reserve_rebuilt": {"type", "size"},
+    "turn_started": {"type", "seat"},
+}
+
+
+def test_every_event_carries_exactly_its_allowed_keys_all_game_long() -> None:
+    seen = set()
+    # Between them these games emit every event type (six seats rebuild the reserve, too).
+    for seats, seed in ((6, 1), (2, 5)):
+        _, log = play_random_game(HARNESS, seats, seed, check=False)
+        state = GAME.new_game(seats, None, seed)
+        for seat, action in log:
+            state, events = GAME.apply(state, seat, action)
+            for event in events:
+                seen.add(event["type"])
+                assert set(event) == EVENT_KEYS[event["type"]], event
+    assert seen == set(EVENT_KEYS)

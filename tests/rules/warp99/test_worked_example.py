@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rules.warp99.state import Step
-from tests.rules.warp99.helpers import act, cards, position
+from tests.rules.warp99.helpers import act, cards, legal, position
 
 
 def hand(*names: str) -> tuple[int, ...]:
@@ -23,9 +23,12 @@ def test_the_worked_turn_from_the_rules_page() -> None:
         hand=["green 3", "red 4", "yellow 7", "blue 8", "pink 8", "tan 9"],
         row=["purple 1"],
         tops=("red 6", "blue 2"),
+        # Seven cards in hand and row, yet twelve left in her deck: her first deck of 15 has run
+        # out already, so she has at least 15 points.
+        scores=(23, 18),
         deck=[
             *("tan 0", "tan 1", "yellow 2", "yellow 1", "yellow 0"),
-            *("pink 3", "gray 1", "light_blue 0", "blue 5", "orange 2", "red 9"),
+            *("pink 3", "gray 1", "light_blue 0", "blue 5", "orange 2", "red 5"),
             "gray 6",
         ],
     )
@@ -46,7 +49,7 @@ def test_the_worked_turn_from_the_rules_page() -> None:
         assert next(e for e in events if e["type"] == "pile_card")["bonus"] is False
     state, events = act(state, play("tan 9", 1))  # Plus 1 on blue 8: the hand is empty
     assert [e["type"] for e in events][-2:] == ["hand_emptied", "drew"]
-    assert state.hands[0] == hand("red 9", "orange 2", "blue 5", "light_blue 0", "gray 1", "pink 3")
+    assert state.hands[0] == hand("red 5", "orange 2", "blue 5", "light_blue 0", "gray 1", "pink 3")
     assert (state.turn, state.step) == (0, Step.A)
     # Action A again, then B again.
     state, _ = act(state, add("blue 5"))
@@ -54,13 +57,15 @@ def test_the_worked_turn_from_the_rules_page() -> None:
     state, _ = act(state, play("gray 1", 1))  # Total 10 on tan 9
     state, _ = act(state, play("orange 2", 2))  # Total 10 on pink 8
     state, _ = act(state, play("pink 3", 2))  # Plus 1 on orange 2
-    assert state.hands[0] == hand("red 9", "light_blue 0")
+    assert state.hands[0] == hand("red 5", "light_blue 0")
+    # Neither fits on the gray 1 or the pink 3, and a card has been played since A: no flip.
+    assert legal(state) == [{"type": "end_step"}]
     state, _ = act(state, {"type": "end_step"})
     # Action C: four cards back up to six, and Ben's turn.
     state, _ = act(state, {"type": "end_step"})
     assert state.hands[0] == hand(
-        "red 9", "light_blue 0", "yellow 0", "yellow 1", "yellow 2", "tan 1"
+        "red 5", "light_blue 0", "yellow 0", "yellow 1", "yellow 2", "tan 1"
     )
     assert state.decks[0] == cards("tan 0")
     assert (state.turn, state.step) == (1, Step.A)
-    assert state.scores == (0, 1)
+    assert state.scores == (23, 18)
