@@ -9,8 +9,8 @@
 /** Message types the server sends (server/session.py, server/hub.py). Anything else is a bug. */
 export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error", "left"]);
 
-/** Close codes after which reconnecting cannot help (server/protocol.py CloseCode). */
-const FINAL_CLOSES = new Set([1000, 4001, 4004]);
+/** Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes"). */
+const FINAL_CLOSES = new Set([1000, 1008, 1009, 4001, 4004]);
 
 export class RoomConnection {
   /**

@@ -215,7 +215,9 @@ function receive(msg) {
       if (prev && msg.version < prev.version) return;
       room.state = msg;
       connection.knowLastSeq(msg.last_seq || 0);
-      const prevView = prev && prev.room.round === msg.room.round ? prev.view : null;
+      // The same version comes again when only presence changed: nothing was played.
+      const played = prev && prev.version !== msg.version && prev.room.round === msg.room.round;
+      const prevView = played ? prev.view : null;
       if (msg.view && prevView) describeChange(prevView, msg.view);
       if (!prev || prev.room.round !== msg.room.round) room.recent = {};
       const key = JSON.stringify(msg.view ? msg.view.legal : null);

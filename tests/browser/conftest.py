@@ -55,6 +55,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "PARLOR_PORT": str(port),
         "PARLOR_HOST": "127.0.0.1",
         "PARLOR_BOT_DELAY": "0.05",
+        # Every test creates rooms from 127.0.0.1: lift the per-address creation limit.
+        "PARLOR_CREATE_BURST": "1000",
         "REDIS_URL": "",
     }
     with log.open("wb") as out:
@@ -92,7 +94,9 @@ def game_ids(server_url: str) -> set[str]:
         return {g["id"] for g in json.load(response)}
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop running in this thread
+# while it is open, which would stop the asyncio tests of other packages from running theirs.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     if not shutil.which(CHROMIUM) and not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: run scripts/bootstrap (installs Debian's chromium)")
