@@ -57,6 +57,7 @@ def test_lobby_host_controls(person: Make) -> None:
     ben.page.get_by_text("Target Score: 50").wait_for()
     # A locked room lets nobody new in; they may watch.
     ana.page.get_by_label("Lock the room").check()
+    ana.page.get_by_text("The room is locked").wait_for()
     cleo.open_link(code)
     cleo.wait_screen("entry")
     cleo.page.get_by_text("The host has locked this room").wait_for()
@@ -73,8 +74,8 @@ def test_lobby_host_controls(person: Make) -> None:
 def test_server_errors_are_shown_in_words(person: Make) -> None:
     ana = person("Ana")
     ana.create_room("numberswap")
-    # The chat allows a burst of five messages; the sixth in a row is refused.
-    for i in range(7):
+    # The chat allows a burst of five, then one a second: twelve in a row are too many.
+    for i in range(12):
         ana.chat(f"message {i}")
     alert = ana.page.locator(".toast[role=alert]")
     alert.wait_for()

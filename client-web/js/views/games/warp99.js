@@ -73,11 +73,13 @@ function ruleCards(view, ctx) {
           : null,
       );
     }),
-    h(
-      "p",
-      { class: "w-flip-note muted" },
-      view.flip_used ? "The stuck-flip has been used this turn." : "The stuck-flip is still available this turn.",
-    ),
+    view.over
+      ? null
+      : h(
+          "p",
+          { class: "w-flip-note muted" },
+          view.flip_used ? "The stuck-flip has been used this turn." : "The stuck-flip is still available this turn.",
+        ),
   );
 }
 
