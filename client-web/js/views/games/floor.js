@@ -194,7 +194,7 @@ function wholePlays(tpls, picked, byId) {
 }
 
 /** Moves that use no card from the hand: grab, draw, pass, answering a charged Swap. */
-function plainMoves(view) {
+export function plainMoves(view) {
   const out = [];
   const pending = view.pending;
   for (const entry of view.legal || []) {
@@ -225,19 +225,31 @@ function plainMoves(view) {
   return out;
 }
 
-function picking(view, ctx) {
+/**
+ * Where a player stands after picking `picked` from their hand: which cards may still be added
+ * (`open`), and the plays made of exactly the picked cards (`plays`, each with the `action` to
+ * send). Plain moves that use no card are in `plainMoves`. Exported for the browser tests, which
+ * check that these reach exactly the actions the rules list.
+ */
+export function pickFrom(view, picked) {
   const hand = view.hand || [];
   const tpls = templates(view.legal || []);
   const inHand = new Set(hand.map((c) => c.id));
-  let picked = (ctx.ui.picked || []).filter((id) => inHand.has(id));
-  if (picked.length && !tpls.some((t) => fit(picked, t).fits)) picked = [];
+  let kept = picked.filter((id) => inHand.has(id));
+  if (kept.length && !tpls.some((t) => fit(kept, t).fits)) kept = [];
   const open = new Set();
   for (const card of hand) {
-    if (picked.includes(card.id)) continue;
-    const more = [...picked, card.id];
+    if (kept.includes(card.id)) continue;
+    const more = [...kept, card.id];
     if (tpls.some((t) => fit(more, t).fits)) open.add(card.id);
   }
-  return { tpls, picked, open };
+  const byId = new Map(hand.map((c) => [c.id, c]));
+  const plays = kept.length ? wholePlays(tpls, kept, byId) : [];
+  return { picked: kept, open, plays };
+}
+
+function picking(view, ctx) {
+  return pickFrom(view, ctx.ui.picked || []);
 }
 
 // -- drawing ---------------------------------------------------------------------------------------
@@ -316,10 +328,8 @@ function shapeChoice(play) {
 }
 
 function actionBar(view, ctx, pick) {
-  const byId = new Map((view.hand || []).map((c) => [c.id, c]));
   const busy = ctx.busy;
-  const plays = pick.picked.length ? wholePlays(pick.tpls, pick.picked, byId) : [];
-  const items = plays.map((play, i) =>
+  const items = pick.plays.map((play, i) =>
     button(play.many ? shapeChoice(play) : play.text, () => ctx.act(play.action), {
       class: "primary",
       "data-legal": "move",
@@ -398,7 +408,7 @@ function players(view, ctx) {
 }
 
 export function table(view, ctx) {
-  const pick = ctx.spectator ? { tpls: [], picked: [], open: new Set() } : picking(view, ctx);
+  const pick = ctx.spectator ? { picked: [], open: new Set(), plays: [] } : picking(view, ctx);
   return h(
     "div",
     { class: "f-table" },
