@@ -43,7 +43,13 @@ function render() {
   const log = app.querySelector(".chat-log");
   if (log && stuck) log.scrollTop = log.scrollHeight;
   const body = document.body.dataset;
-  body.screen = model.route === "home" ? "home" : screenOf(model);
+  const screen = model.route === "home" ? "home" : screenOf(model);
+  const lost = !document.activeElement || document.activeElement === document.body;
+  if (body.screen && body.screen !== screen && lost) {
+    // A new screen (lobby to table, say): start keyboard and screen-reader users at its top.
+    app.focus({ preventScroll: true });
+  }
+  body.screen = screen;
   body.busy = room && room.busy ? "true" : "false";
   body.version = room && room.state ? String(room.state.version) : "0";
   const view = room && room.state && room.state.view;

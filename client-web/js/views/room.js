@@ -27,6 +27,7 @@ function entryView(model, intents) {
     "div",
     { class: "entry" },
     h("h1", null, game ? `${game.name} · room ${room.code}` : `Room ${room.code}`),
+    game ? h("p", null, `${game.summary} (${game.min_seats}–${game.max_seats} players)`) : null,
     summary
       ? h(
           "p",
