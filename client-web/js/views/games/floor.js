@@ -200,7 +200,7 @@ export function plainMoves(view) {
   for (const entry of view.legal || []) {
     switch (entry.type) {
       case "grab":
-        out.push({ action: { type: "grab" }, text: "Grab the opener" });
+        out.push({ action: { type: "grab" }, text: view.top ? `Grab the opener (${cardLabel(view.top)})` : "Grab the opener" });
         break;
       case "draw": {
         let text = entry.count === 1 ? "Draw a card" : `Draw ${entry.count} cards`;
