@@ -1,10 +1,13 @@
 // The only module that talks to the room's WebSocket.
 //
-// It speaks the server's JSON text-frame mode (`?format=json`), enters the room (join, resume
-// or watch), numbers actions, and reconnects by itself with a growing back-off, entering again
-// the way it is told to (a seat token once one is known). Every snapshot is complete, so a
-// reconnect needs no replay: the first `state` after `welcome` is the resync.
-// It knows nothing about games or the page.
+// It speaks the server's default wire format, msgpack in binary frames (docs/protocol.md),
+// enters the room (join, resume or watch), numbers actions, and reconnects by itself with a
+// growing back-off, entering again the way it is told to (a seat token once one is known).
+// Every snapshot is complete, so a reconnect needs no replay: the first `state` after
+// `welcome` is the resync. It knows nothing about games or the page.
+
+import { decode } from "../vendor/msgpack/decode.mjs";
+import { encode } from "../vendor/msgpack/encode.mjs";
 
 /** Message types the server sends (server/session.py, server/hub.py). Anything else is a bug. */
 export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error", "left"]);
@@ -49,7 +52,7 @@ export class RoomConnection {
 
   _url() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    return `${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}?format=json`;
+    return `${scheme}//${location.host}/ws/${encodeURIComponent(this.code)}`;
   }
 
   _setStatus(status, detail = "") {
@@ -65,10 +68,11 @@ export class RoomConnection {
       this.socket.close();
     }
     this._setStatus(this.attempt ? "reconnecting" : "connecting");
-    const socket = new WebSocket(this._url());
+    const socket = new WebSocket(this._url(), "parlor.msgpack");
+    socket.binaryType = "arraybuffer";
     this.socket = socket;
     socket.onopen = () => {
-      socket.send(JSON.stringify(this.entry));
+      socket.send(encode(this.entry));
     };
     socket.onmessage = (event) => this._receive(event.data);
     socket.onclose = (event) => this._closed(event);
@@ -77,9 +81,10 @@ export class RoomConnection {
   _receive(data) {
     let msg;
     try {
-      msg = JSON.parse(data);
+      if (!(data instanceof ArrayBuffer)) throw new TypeError("not a binary frame");
+      msg = decode(new Uint8Array(data));
     } catch {
-      this.handlers.onProblem("The server sent a frame that is not JSON");
+      this.handlers.onProblem("The server sent a frame that is not msgpack");
       return;
     }
     if (!msg || typeof msg !== "object" || !SERVER_TYPES.has(msg.type)) {
@@ -116,7 +121,7 @@ export class RoomConnection {
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN || this.status !== "open") {
       return false;
     }
-    this.socket.send(JSON.stringify(msg));
+    this.socket.send(encode(msg));
     return true;
   }
 
