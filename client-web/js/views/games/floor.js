@@ -401,7 +401,7 @@ function players(view, ctx) {
           Array.from({ length: Math.min(size, 12) }, (_, i) => h("span", { class: "f-back", key: i, "aria-hidden": "true" })),
           h("span", { class: "f-count" }, String(size)),
         ),
-        recent ? h("p", { class: "recent", key: "recent" }, recent) : null,
+        recent ? h("p", { class: "recent", key: `recent-${recent}` }, recent) : null,
       );
     }),
   );

@@ -263,7 +263,7 @@ function playerBox(view, ctx, player, mine) {
       h("span", { class: "ns-score" }, `showing ${player.showing} · total ${player.total}`),
     ),
     grid(player, mine && !ctx.spectator ? myChoices(view, ctx) : null, mine ? "large" : "small"),
-    recent ? h("p", { class: "recent", key: "recent" }, recent) : null,
+    recent ? h("p", { class: "recent", key: `recent-${recent}` }, recent) : null,
   );
 }
 

@@ -234,7 +234,7 @@ function playerBox(view, ctx, player, mine) {
       h("span", null, `${player.score} / ${view.target}`),
     ),
     row(player, ctx),
-    recent ? h("p", { class: "recent", key: "recent" }, recent) : null,
+    recent ? h("p", { class: "recent", key: `recent-${recent}` }, recent) : null,
   );
 }
 
