@@ -1,0 +1,44 @@
+"""What one seat (or a spectator) sees of a Floor table.
+
+Public: hand sizes, the floor, the top card, the direction, whatever is pending and who must
+answer it, and the sizes of the piles. Private: the cards in a hand (only its owner sees them)
+and the order of the piles (nobody does).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.floor.cards import card_wire
+from rules.floor.state import Phase, State
+
+
+def _pending(state: State) -> dict[str, Any] | None:
+    if state.phase is Phase.FREEZE:
+        return {"kind": "freeze", "seat": state.turn, "by": state.by}
+    if state.phase is Phase.TAKE:
+        return {"kind": "take", "seat": state.turn, "by": state.by, "stack": state.stack}
+    if state.phase is Phase.CHARGED:
+        return {"kind": "charged_swap", "seat": state.turn, "by": state.by}
+    return None
+
+
+def seat_view(state: State, seat: int | None) -> dict[str, Any]:
+    shape = state.floor_shape
+    return {
+        "phase": state.phase.value,
+        "turn": None if state.phase is Phase.OVER else state.turn,
+        "direction": state.direction,
+        "hand": None if seat is None else [card_wire(c) for c in state.hands[seat]],
+        "hand_sizes": [len(hand) for hand in state.hands],
+        "floor": {
+            "shape": None if shape is None else shape.value,
+            "number": state.floor_number,
+        },
+        "top": card_wire(state.discard[-1]) if state.discard else None,
+        "pending": _pending(state),
+        "opener_grabbable": state.grab,
+        "draw_size": len(state.draw),
+        "discard_size": len(state.discard),
+        "passes": state.passes,
+    }
