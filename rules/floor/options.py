@@ -6,14 +6,15 @@ play, the sets of Numbers that reach a target, the shapes each play may name. Fr
 :func:`to_wire` the compact form a client reads (documented in ``docs/rules/floor.md``).
 The compact form never multiplies choices out, so it stays small for big hands.
 
-This module only offers moves; :mod:`rules.floor.moves` checks any action on its own.
+This module only offers moves; :mod:`rules.floor.moves` checks any action on its own, and the
+property tests keep the two in step.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations, product
-from typing import Any
+from typing import Any, NamedTuple
 
 from rules.contract import ActionModel
 from rules.floor.actions import (
@@ -30,31 +31,34 @@ from rules.floor.actions import (
     PlaySwap,
     PlayTake,
     ReverseBack,
+    trusted,
 )
 from rules.floor.cards import CARDS, OPS, SHAPES, Kind, Op, Shape, operate
 from rules.floor.state import Phase, State, drawable
 
-# Flat lookup tables: enumeration is on the hot path. ``_SHAPE`` and ``_VALUE`` are only read
-# for cards that have a shape or a value (the fill-ins are never used).
+# Flat lookup tables: enumeration is on the hot path. ``_VALUE`` is only read for Numbers.
 _KIND = tuple(card.kind for card in CARDS)
-_SHAPE: tuple[Shape, ...] = tuple(card.shape or Shape.CIRCLE for card in CARDS)
 _VALUE: tuple[int, ...] = tuple(card.value or 0 for card in CARDS)
 _OP = tuple(card.op for card in CARDS)
+#: A set of shapes is a 4-bit mask (bit i = SHAPES[i]); a card without a shape has mask 0.
+_MASK = tuple(0 if c.shape is None else 1 << SHAPES.index(c.shape) for c in CARDS)
+_SHAPES: tuple[tuple[Shape, ...], ...] = tuple(
+    tuple(s for i, s in enumerate(SHAPES) if m >> i & 1) for m in range(16)
+)
+_SHAPE_NAMES: tuple[tuple[str, ...], ...] = tuple(tuple(s.value for s in t) for t in _SHAPES)
 
 
-@dataclass(frozen=True, slots=True)
-class NumberSet:
-    """Numbers played together, and the shapes the player may name as the new Floor Shape."""
+class NumberSet(NamedTuple):
+    """Numbers played together; ``shapes`` (a mask) are those the player may name."""
 
     cards: tuple[int, ...]
-    shapes: tuple[Shape, ...]
+    shapes: int
 
 
-@dataclass(frozen=True, slots=True)
-class Operand:
-    """A Number that resolves an Operation to ``result``, and what may ride along with it.
+class Operand(NamedTuple):
+    """A Number resolving an Operation to ``result``, and what may ride along with it.
 
-    ``riders[i].shapes`` already include the operand's own shape.
+    Each rider set's ``shapes`` already include the operand's own shape.
     """
 
     card: int
@@ -62,8 +66,7 @@ class Operand:
     riders: tuple[NumberSet, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class OperationChoice:
+class OperationChoice(NamedTuple):
     """Every Operation card of one kind in hand, and the Numbers that can resolve it."""
 
     op: Op
@@ -94,8 +97,18 @@ NONE = Options()
 
 
 def shapes_of(cards: tuple[int, ...]) -> tuple[Shape, ...]:
-    present = {_SHAPE[c] for c in cards}
-    return tuple(s for s in SHAPES if s in present)
+    """The distinct shapes among ``cards``, in the order of :data:`SHAPES`."""
+    mask = 0
+    for c in cards:
+        mask |= _MASK[c]
+    return _SHAPES[mask]
+
+
+def _mask(cards: tuple[int, ...]) -> int:
+    mask = 0
+    for c in cards:
+        mask |= _MASK[c]
+    return mask
 
 
 def _buckets(numbers: list[int]) -> dict[int, list[int]]:
@@ -106,6 +119,7 @@ def _buckets(numbers: list[int]) -> dict[int, list[int]]:
 
 
 def pairs_summing(buckets: dict[int, list[int]], target: int) -> list[tuple[int, ...]]:
+    """Every pair of the bucketed Numbers whose values add up to ``target`` (ids sorted)."""
     out: list[tuple[int, ...]] = []
     for a in sorted(buckets):
         b = target - a
@@ -116,11 +130,12 @@ def pairs_summing(buckets: dict[int, list[int]], target: int) -> list[tuple[int,
         if a == b:
             out.extend(combinations(buckets[a], 2))
         else:
-            out.extend(tuple(sorted(p)) for p in product(buckets[a], buckets[b]))
+            out.extend((x, y) if x < y else (y, x) for x in buckets[a] for y in buckets[b])
     return out
 
 
 def triples_summing(buckets: dict[int, list[int]], target: int) -> list[tuple[int, ...]]:
+    """Every triple of the bucketed Numbers whose values add up to ``target`` (ids sorted)."""
     out: list[tuple[int, ...]] = []
     values = sorted(buckets)
     for i, a in enumerate(values):
@@ -145,17 +160,24 @@ def triples_summing(buckets: dict[int, list[int]], target: int) -> list[tuple[in
     return out
 
 
-def _operations(hand: tuple[int, ...], numbers: list[int], floor: int) -> list[OperationChoice]:
+def _by_op(hand: tuple[int, ...]) -> dict[Op, list[int]]:
     by_op: dict[Op, list[int]] = {}
     for c in hand:
         op = _OP[c]
         if op is not None:
             by_op.setdefault(op, []).append(c)
-    if not by_op or not numbers:
+    return by_op
+
+
+def _operations(
+    hand: tuple[int, ...], numbers: list[int], buckets: dict[int, list[int]], floor: int
+) -> list[OperationChoice]:
+    by_op = _by_op(hand)
+    if not by_op:
         return []
-    buckets = _buckets(numbers)
-    # Riders reaching each result, computed once per result and filtered per operand.
-    riders_for: dict[int, tuple[list[tuple[int, ...]], list[tuple[int, ...]]]] = {}
+    # Rider sets reaching each result (with their shape masks), built once per result and
+    # filtered per operand: a card cannot both resolve the Operation and ride along.
+    riders_for: dict[int, list[tuple[tuple[int, ...], int]]] = {}
     choices = []
     for op in OPS:
         if op not in by_op:
@@ -163,28 +185,28 @@ def _operations(hand: tuple[int, ...], numbers: list[int], floor: int) -> list[O
         operands = []
         for x in numbers:
             result = operate(op, floor, _VALUE[x])
-            if result not in riders_for:
-                riders_for[result] = (
-                    [(m,) for m in buckets.get(result, ())],
-                    pairs_summing(buckets, result),
+            riders = riders_for.get(result)
+            if riders is None:
+                sets = [(m,) for m in buckets.get(result, ())] + pairs_summing(buckets, result)
+                riders = riders_for[result] = [(r, _mask(r)) for r in sets]
+            own = _MASK[x]
+            operands.append(
+                Operand(
+                    x,
+                    result,
+                    (
+                        NumberSet((), own),
+                        *(NumberSet(r, own | m) for r, m in riders if x not in r),
+                    ),
                 )
-            singles, pairs = riders_for[result]
-            riders = [NumberSet((), (_SHAPE[x],))]
-            for rider in (*singles, *pairs):
-                if x not in rider:
-                    riders.append(NumberSet(rider, shapes_of((x, *rider))))
-            operands.append(Operand(x, result, tuple(riders)))
+            )
         choices.append(OperationChoice(op, tuple(by_op[op]), tuple(operands)))
     return choices
 
 
 def _discards(hand: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Operations that break a Freeze without emptying the hand."""
-    by_op: dict[Op, list[int]] = {}
-    for c in hand:
-        op = _OP[c]
-        if op is not None:
-            by_op.setdefault(op, []).append(c)
+    by_op = _by_op(hand)
     out: list[tuple[int, ...]] = []
     if len(hand) > 2:
         for op in OPS:
@@ -219,20 +241,17 @@ def options(state: State, seat: int) -> Options:
 
 
 def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
-    floor_shape = state.floor_shape
     floor = state.floor_number
+    # Mask of the shapes a card must have to match the floor; 15 (all) while it is open.
+    wanted = 15 if state.floor_shape is None else 1 << SHAPES.index(state.floor_shape)
     numbers = [c for c in hand if _KIND[c] is Kind.NUMBER]
-
-    def matches(c: int) -> bool:
-        return floor_shape is None or CARDS[c].shape is floor_shape
-
-    plays = [NumberSet((c,), (_SHAPE[c],)) for c in numbers if matches(c)]
+    plays = [NumberSet((c,), _MASK[c]) for c in numbers if _MASK[c] & wanted]
     operations: list[OperationChoice] = []
     if floor is not None and numbers:
         buckets = _buckets(numbers)
         for cards in (*pairs_summing(buckets, floor), *triples_summing(buckets, floor)):
-            plays.append(NumberSet(cards, shapes_of(cards)))
-        operations = _operations(hand, numbers, floor)
+            plays.append(NumberSet(cards, _mask(cards)))
+        operations = _operations(hand, numbers, buckets, floor)
     swaps = tuple(c for c in hand if _KIND[c] is Kind.SWAP)
     burns: tuple[int, ...] = ()
     if len(hand) == 1:
@@ -245,8 +264,8 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
         grab=state.discard[-1] if state.grab else None,
         numbers=tuple(plays),
         operations=tuple(operations),
-        freezes=tuple(c for c in hand if _KIND[c] is Kind.FREEZE and matches(c)),
-        takes=tuple(c for c in hand if _KIND[c] is Kind.TAKE and matches(c)),
+        freezes=tuple(c for c in hand if _KIND[c] is Kind.FREEZE and _MASK[c] & wanted),
+        takes=tuple(c for c in hand if _KIND[c] is Kind.TAKE and _MASK[c] & wanted),
         swaps=swaps,
         burns=burns,
         powers=tuple(c for c in hand if _KIND[c] is Kind.POWER),
@@ -268,24 +287,30 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
 
 def expand(opts: Options) -> list[ActionModel]:
     """Every action the options allow, each spelled one way (cards sorted, shape named)."""
-    out: list[ActionModel] = []
     if opts.charged:
         return [ReverseBack(), LetStand()]
     if opts.passing:
         return [Pass()]
+    out: list[ActionModel] = []
     if opts.grab is not None:
         out.append(Grab())
     if opts.draw:
         out.append(Draw())
     for play in opts.numbers:
-        out.extend(PlayNumbers(cards=play.cards, shape=shape) for shape in play.shapes)
+        out.extend(
+            trusted(PlayNumbers, cards=play.cards, shape=shape) for shape in _SHAPES[play.shapes]
+        )
     for choice in opts.operations:
         for operand in choice.operands:
             for rider in operand.riders:
-                for shape in rider.shapes:
+                for shape in _SHAPES[rider.shapes]:
                     out.extend(
-                        PlayOperation(
-                            card=card, operand=operand.card, riders=rider.cards, shape=shape
+                        trusted(
+                            PlayOperation,
+                            card=card,
+                            operand=operand.card,
+                            riders=rider.cards,
+                            shape=shape,
                         )
                         for card in choice.cards
                     )
@@ -299,7 +324,7 @@ def expand(opts: Options) -> list[ActionModel]:
 
 
 def _set_wire(play: NumberSet) -> dict[str, Any]:
-    return {"cards": list(play.cards), "shapes": [s.value for s in play.shapes]}
+    return {"cards": list(play.cards), "shapes": list(_SHAPE_NAMES[play.shapes])}
 
 
 def to_wire(opts: Options, floor: int | None) -> list[dict[str, Any]]:
@@ -346,9 +371,7 @@ def to_wire(opts: Options, floor: int | None) -> list[dict[str, Any]]:
         if cards:
             out.append({"type": kind, "cards": list(cards)})
     if opts.powers:
-        out.append(
-            {"type": "power", "cards": list(opts.powers), "shapes": [s.value for s in SHAPES]}
-        )
+        out.append({"type": "power", "cards": list(opts.powers), "shapes": list(_SHAPE_NAMES[15])})
     if opts.discards:
         out.append({"type": "discard_operations", "sets": [list(d) for d in opts.discards]})
     return out
