@@ -178,7 +178,7 @@ def _charged(state: State, seat: int, action: AnyAction) -> tuple[State, list[Ev
             {"type": "turn", "seat": seat},
         ]
     if isinstance(action, LetStand):
-        return _pass_turn(state, swapper, [{"type": "let_stand", "seat": seat}])
+        return _after_swap(state, swapper, [{"type": "let_stand", "seat": seat}])
     raise WrongPhase(
         f"Seat {swapper + 1} played a charged Swap at you: first reverse it back or let it stand"
     )
@@ -467,7 +467,16 @@ def _swap(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
         state = replace(state, phase=Phase.CHARGED, turn=would_be_next, by=seat)
         events.append({"type": "charged_swap", "seat": would_be_next, "by": seat})
         return state, events
-    return _pass_turn(state, seat, events)
+    return _after_swap(state, seat, events)
+
+
+def _after_swap(state: State, swapper: int, events: list[Event]) -> tuple[State, list[Event]]:
+    """Play goes on in the reversed direction; with two seats, that is the swapper again."""
+    if state.seats == 2:
+        state = replace(state, phase=Phase.PLAY, turn=swapper, by=None)
+        events.append({"type": "turn", "seat": swapper})
+        return state, events
+    return _pass_turn(state, swapper, events)
 
 
 def _power(state: State, seat: int, action: PlayPower) -> tuple[State, list[Event]]:
