@@ -34,6 +34,7 @@ from rules.floor.state import (
     Phase,
     State,
     drawable,
+    fingerprint,
     next_seat,
     replace_at,
     with_cards,
@@ -151,7 +152,33 @@ def _numbers_on_top(cards: tuple[int, ...], shape: Shape) -> tuple[int, ...]:
 # -- the phases --------------------------------------------------------------------------
 
 
+#: How often a position with an empty draw pile may come back before the game is called off.
+REPEATS = 3
+
+
 def apply_action(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+    state, events = _apply(state, seat, action)
+    if state.phase is Phase.OVER or state.draw:
+        return state, events
+    mark = fingerprint(state)
+    if state.seen.count(mark) + 1 >= REPEATS:
+        state, more = _stalemate(
+            state,
+            "Stalemate: the same position came round a third time with an empty draw pile; "
+            "fewest cards win",
+        )
+        return state, events + more
+    return replace(state, seen=(*state.seen, mark)), events
+
+
+def _stalemate(state: State, reason: str) -> tuple[State, list[Event]]:
+    """The game is called off: the fewest cards win (tied seats share the win)."""
+    best = min(len(hand) for hand in state.hands)
+    winners = tuple(s for s, hand in enumerate(state.hands) if len(hand) == best)
+    return _finish(state, winners, reason)
+
+
+def _apply(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
     if state.phase is Phase.CHARGED:
         return _charged(state, seat, action)
     if isinstance(action, ReverseBack | LetStand):
@@ -208,11 +235,8 @@ def _pass(state: State, seat: int) -> tuple[State, list[Event]]:
         return _pass_turn(replace(state, passes=0), seat, events)
     passes = state.passes + 1
     if passes >= state.seats:
-        best = min(len(hand) for hand in state.hands)
-        winners = tuple(s for s, hand in enumerate(state.hands) if len(hand) == best)
-        state, more = _finish(
+        state, more = _stalemate(
             replace(state, passes=passes),
-            winners,
             "Stalemate: for a full round nobody could play or draw; fewest cards win",
         )
         return state, events + more

@@ -56,14 +56,10 @@ class NumberSet(NamedTuple):
 
 
 class Operand(NamedTuple):
-    """A Number resolving an Operation to ``result``, and what may ride along with it.
-
-    Each rider set's ``shapes`` already include the operand's own shape.
-    """
+    """A Number that can resolve an Operation, and the result it gives."""
 
     card: int
     result: int
-    riders: tuple[NumberSet, ...]
 
 
 class OperationChoice(NamedTuple):
@@ -83,6 +79,9 @@ class Options:
     grab: int | None = None
     numbers: tuple[NumberSet, ...] = ()
     operations: tuple[OperationChoice, ...] = ()
+    #: For each result an operand can give: the sets of one or two Numbers adding up to it,
+    #: which may ride along (any set that does not hold the operand itself).
+    riders: tuple[tuple[int, tuple[NumberSet, ...]], ...] = ()
     freezes: tuple[int, ...] = ()
     takes: tuple[int, ...] = ()
     swaps: tuple[int, ...] = ()
@@ -171,37 +170,22 @@ def _by_op(hand: tuple[int, ...]) -> dict[Op, list[int]]:
 
 def _operations(
     hand: tuple[int, ...], numbers: list[int], buckets: dict[int, list[int]], floor: int
-) -> list[OperationChoice]:
+) -> tuple[list[OperationChoice], list[tuple[int, tuple[NumberSet, ...]]]]:
     by_op = _by_op(hand)
     if not by_op:
-        return []
-    # Rider sets reaching each result (with their shape masks), built once per result and
-    # filtered per operand: a card cannot both resolve the Operation and ride along.
-    riders_for: dict[int, list[tuple[tuple[int, ...], int]]] = {}
+        return [], []
     choices = []
+    results: set[int] = set()
     for op in OPS:
-        if op not in by_op:
-            continue
-        operands = []
-        for x in numbers:
-            result = operate(op, floor, _VALUE[x])
-            riders = riders_for.get(result)
-            if riders is None:
-                sets = [(m,) for m in buckets.get(result, ())] + pairs_summing(buckets, result)
-                riders = riders_for[result] = [(r, _mask(r)) for r in sets]
-            own = _MASK[x]
-            operands.append(
-                Operand(
-                    x,
-                    result,
-                    (
-                        NumberSet((), own),
-                        *(NumberSet(r, own | m) for r, m in riders if x not in r),
-                    ),
-                )
-            )
-        choices.append(OperationChoice(op, tuple(by_op[op]), tuple(operands)))
-    return choices
+        if op in by_op:
+            operands = tuple(Operand(x, operate(op, floor, _VALUE[x])) for x in numbers)
+            results.update(o.result for o in operands)
+            choices.append(OperationChoice(op, tuple(by_op[op]), operands))
+    riders = []
+    for result in sorted(results):
+        sets = [(m,) for m in buckets.get(result, ())] + pairs_summing(buckets, result)
+        riders.append((result, tuple(NumberSet(r, _mask(r)) for r in sets)))
+    return choices, riders
 
 
 def _discards(hand: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -247,11 +231,12 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
     numbers = [c for c in hand if _KIND[c] is Kind.NUMBER]
     plays = [NumberSet((c,), _MASK[c]) for c in numbers if _MASK[c] & wanted]
     operations: list[OperationChoice] = []
+    riders: list[tuple[int, tuple[NumberSet, ...]]] = []
     if floor is not None and numbers:
         buckets = _buckets(numbers)
         for cards in (*pairs_summing(buckets, floor), *triples_summing(buckets, floor)):
             plays.append(NumberSet(cards, _mask(cards)))
-        operations = _operations(hand, numbers, buckets, floor)
+        operations, riders = _operations(hand, numbers, buckets, floor)
     swaps = tuple(c for c in hand if _KIND[c] is Kind.SWAP)
     burns: tuple[int, ...] = ()
     if len(hand) == 1:
@@ -264,6 +249,7 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
         grab=state.discard[-1] if state.grab else None,
         numbers=tuple(plays),
         operations=tuple(operations),
+        riders=tuple(riders),
         freezes=tuple(c for c in hand if _KIND[c] is Kind.FREEZE and _MASK[c] & wanted),
         takes=tuple(c for c in hand if _KIND[c] is Kind.TAKE and _MASK[c] & wanted),
         swaps=swaps,
@@ -300,17 +286,17 @@ def expand(opts: Options) -> list[ActionModel]:
         out.extend(
             trusted(PlayNumbers, cards=play.cards, shape=shape) for shape in _SHAPES[play.shapes]
         )
+    riders = dict(opts.riders)
     for choice in opts.operations:
-        for operand in choice.operands:
-            for rider in operand.riders:
-                for shape in _SHAPES[rider.shapes]:
+        for x, result in choice.operands:
+            own = _MASK[x]
+            for rider in (NumberSet((), 0), *riders[result]):
+                if x in rider.cards:
+                    continue
+                for shape in _SHAPES[own | rider.shapes]:
                     out.extend(
                         trusted(
-                            PlayOperation,
-                            card=card,
-                            operand=operand.card,
-                            riders=rider.cards,
-                            shape=shape,
+                            PlayOperation, card=card, operand=x, riders=rider.cards, shape=shape
                         )
                         for card in choice.cards
                     )
@@ -350,16 +336,15 @@ def to_wire(opts: Options, floor: int | None) -> list[dict[str, Any]]:
                         "op": choice.op.value,
                         "cards": list(choice.cards),
                         "operands": [
-                            {
-                                "card": operand.card,
-                                "result": operand.result,
-                                "riders": [_set_wire(r) for r in operand.riders],
-                            }
-                            for operand in choice.operands
+                            {"card": x, "shape": _SHAPE_NAMES[_MASK[x]][0], "result": result}
+                            for x, result in choice.operands
                         ],
                     }
                     for choice in opts.operations
                 ],
+                "riders": {
+                    str(result): [_set_wire(r) for r in sets] for result, sets in opts.riders
+                },
             }
         )
     for kind, cards in (

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from enum import StrEnum
 
 from rules.contract import Result
-from rules.floor.cards import Shape
+from rules.floor.cards import SHAPES, Shape
 from rules.rng import Rng
 
 
@@ -49,6 +50,42 @@ class State:
     #: Consecutive turns in open play on which the seat could neither play nor draw.
     passes: int
     outcome: Result | None
+    #: Fingerprints of the positions reached with an empty draw pile (see :func:`fingerprint`).
+    seen: tuple[int, ...] = ()
+
+
+_PHASES = tuple(Phase)
+
+
+def fingerprint(state: State) -> int:
+    """A stable 64-bit digest of the position: everything but the RNG and the history.
+
+    Used only for positions with an empty draw pile: every endless game passes through such
+    positions again and again (hands only grow by drawing, and a spent draw pile comes back
+    only through a reshuffle), so repeating one of them is how a live-lock shows.
+    """
+    shape = 4 if state.floor_shape is None else SHAPES.index(state.floor_shape)
+    number = 10 if state.floor_number is None else state.floor_number
+    head = (
+        shape,
+        number,
+        state.turn,
+        state.direction + 1,
+        _PHASES.index(state.phase),
+        state.stack,
+        255 if state.by is None else state.by,
+        state.passes,
+        int(state.grab),
+    )
+    data = bytearray(head)
+    for hand in state.hands:
+        data.append(255)
+        data.extend(hand)
+    data.append(255)
+    data.extend(state.discard)
+    data.append(255)
+    data.extend(state.draw)
+    return int.from_bytes(hashlib.blake2b(bytes(data), digest_size=8).digest(), "big")
 
 
 def next_seat(state: State, seat: int, direction: int | None = None) -> int:

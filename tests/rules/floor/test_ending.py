@@ -198,3 +198,36 @@ def test_a_freeze_answer_draw_takes_one_even_from_a_reshuffle() -> None:
     )
     after, _ = act(state, 1, {"type": "draw"})
     assert after.hands[1] == tuple(sorted((num(STAR, 1), num(SQUARE, 2))))
+
+
+def test_repetition_a_forced_shuttle_of_cards_ends_as_a_stalemate() -> None:
+    # Our decision: seat 1 plays a square, seat 0 can only draw it back, seat 1 can only pass,
+    # seat 0 can only play it again... every move is forced and the game would never end.
+    state = position(
+        [[num(CIRCLE, 0)], [num(STAR, 1), num(SQUARE, 6)]],
+        shape=SQUARE,
+        number=8,
+        turn=1,
+        draw=[],
+        discard=[num(SQUARE, 8)],
+        rest="out",
+    )
+    moves = []
+    for _ in range(30):
+        if GAME.result(state) is not None:
+            break
+        (only,) = legal(state, state.turn)
+        moves.append(only["type"])
+        state, _ = act(state, state.turn, only)
+    result = GAME.result(state)
+    assert result is not None and "came round a third time" in result.reason
+    assert moves[:6] == ["number", "draw", "pass", "number", "draw", "pass"]
+    assert len(moves) == 13, "the position after move 1 comes round after moves 7 and 13"
+    assert result.winners == (0, 1) and result.scores == (1, 1), "fewest cards: a tie"
+
+
+def test_repetition_is_only_tracked_with_an_empty_draw_pile() -> None:
+    state = GAME.new_game(3, None, seed=5)
+    for _ in range(10):
+        state, _ = act(state, state.turn, {"type": "draw"})
+    assert state.seen == ()
