@@ -5,16 +5,15 @@ BIN := $(VENV)/bin
 .PHONY: test run lint bench
 
 test:
-	scripts/bootstrap
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+	scripts/bootstrap test
+	$(MAKE) --no-print-directory lint
 	$(BIN)/pytest
 
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/hadolint deploy/Dockerfile
 
 run:
 	scripts/bootstrap

@@ -14,7 +14,8 @@ What the server relies on:
   :class:`~rules.errors.RulesError` subclass on anything the rules refuse.
 * ``view(state, seat | None)`` — the only way state leaves the rules layer, redacted for that
   seat (``None`` = spectator). Wire-clean (see :mod:`rules.codec`). Always carries the common
-  keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``.
+  keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``. ``views(state,
+  seats)`` renders several at once (what the server does after every change).
 * ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over.
 * ``dump_state`` / ``load_state`` — lossless conversion to and from wire-clean data.
 * ``parse_action`` / ``dump_action`` — actions are pydantic models in a tagged union on ``type``.
@@ -191,21 +192,47 @@ class Game(ABC, Generic[S, A]):
         return self.apply_action(state, seat, parsed)
 
     def view(self, state: S, seat: int | None) -> View:
-        """The state as ``seat`` may see it (``None`` = spectator), with the common keys."""
+        """The state as ``seat`` may see it (``None`` = spectator), with the common keys.
+
+        A seat outside the game is a programming error, not a move the rules refuse: it raises
+        ``ValueError``.
+        """
+        self._check_viewer(state, seat)
+        return self._complete(state, seat, self.seat_view(state, seat))
+
+    def views(self, state: S, seats: Sequence[int | None]) -> list[View]:
+        """Every listed seat's view at once: the server's fan-out after each change.
+
+        Equal to ``[view(state, s) for s in seats]``; games whose views share most of their
+        content override :meth:`seat_views` to build the shared part once. The returned views
+        may share sub-objects, so treat them as read-only.
+        """
+        for seat in seats:
+            self._check_viewer(state, seat)
+        bodies = self.seat_views(state, seats)
+        return [self._complete(state, s, body) for s, body in zip(seats, bodies, strict=True)]
+
+    def _check_viewer(self, state: S, seat: int | None) -> None:
+        if seat is None:
+            return
+        seats = self.seat_count(state)
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+            raise ValueError(
+                f"No seat {seat!r} to view: this {self.name} game has seats 0 to {seats - 1}"
+            )
+
+    def seat_views(self, state: S, seats: Sequence[int | None]) -> list[View]:
+        return [self.seat_view(state, s) for s in seats]
+
+    def _complete(self, state: S, seat: int | None, body: View) -> View:
         to_act = self.to_act(state)
         result = self.result(state)
-        legal: list[Any] = (
-            self.legal_view(state, seat) if seat is not None and seat in to_act else []
-        )
-        body = self.seat_view(state, seat)
-        body.update(
-            game=self.id,
-            seat=seat,
-            to_act=sorted(to_act),
-            legal=legal,
-            over=result is not None,
-            result=None if result is None else result.to_wire(),
-        )
+        body["game"] = self.id
+        body["seat"] = seat
+        body["to_act"] = sorted(to_act)
+        body["legal"] = self.legal_view(state, seat) if seat is not None and seat in to_act else []
+        body["over"] = result is not None
+        body["result"] = None if result is None else result.to_wire()
         return body
 
     def waiting_reason(self, state: S, seat: int) -> str:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, StrictInt, field_validator
 
 from rules.contract import ActionModel
 
-Position = Annotated[int, Field(ge=0, le=11)]
+# Strict: "3", 3.0 or true from the network are malformed, not position 3.
+Position = Annotated[StrictInt, Field(ge=0, le=11)]
 
 
 class FlipInitial(ActionModel):

@@ -6,6 +6,7 @@ Every rule here is pinned by a test in ``tests/rules/numberswap`` and explained 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import combinations
 from typing import Any
@@ -144,32 +145,30 @@ class NumberSwap(Game[State, Any]):
         return "It is not your turn"
 
     def legal_actions(self, state: State, seat: int) -> list[Any]:
-        actions: list[Any] = []
-        if seat not in self.to_act(state):
-            return actions
-        grid = state.grids[seat]
-        if state.phase is Phase.CHOOSE:
-            return [FlipInitial(positions=pair) for pair in combinations(grid.face_down(), 2)]
-        if state.undo is not None and state.undo.seat == seat:
-            actions.append(UndoLast())
-        if seat != state.current:
-            return actions
-        present = [p for p, c in enumerate(grid.cards) if c is not None]
-        if state.drawn is None:
-            actions.extend(TakeDiscard(position=p) for p in present)
-            actions.append(Draw())
-        else:
-            actions.extend(SwapDrawn(position=p) for p in present)
-            actions.extend(DiscardDrawn(flip=p) for p in grid.face_down())
-        return actions
+        return [self.parse_action(d) for d in self.legal_view(state, seat)]
 
     def legal_view(self, state: State, seat: int) -> list[Any]:
-        # Same list as legal_actions, built as plain dicts: the choose phase offers 66 pairs
-        # to every seat and views are on the hot path.
+        # Built as plain dicts (views are on the hot path; the choose phase alone offers 66
+        # pairs to every seat); legal_actions validates the same list into models.
+        if seat not in self.to_act(state):
+            return []
+        grid = state.grids[seat]
         if state.phase is Phase.CHOOSE:
-            down = state.grids[seat].face_down()
+            down = grid.face_down()
             return [{"type": "flip_initial", "positions": [a, b]} for a, b in combinations(down, 2)]
-        return [self.dump_action(a) for a in self.legal_actions(state, seat)]
+        legal: list[Any] = []
+        if state.undo is not None and state.undo.seat == seat:
+            legal.append({"type": "undo"})
+        if seat != state.current:
+            return legal
+        present = [p for p, c in enumerate(grid.cards) if c is not None]
+        if state.drawn is None:
+            legal.extend({"type": "take_discard", "position": p} for p in present)
+            legal.append({"type": "draw"})
+        else:
+            legal.extend({"type": "swap_drawn", "position": p} for p in present)
+            legal.extend({"type": "discard_drawn", "flip": p} for p in grid.face_down())
+        return legal
 
     # -- applying actions -------------------------------------------------------------------
 
@@ -408,29 +407,35 @@ class NumberSwap(Game[State, Any]):
     # -- views and results ------------------------------------------------------------------
 
     def seat_view(self, state: State, seat: int | None) -> View:
+        # Nothing in Number Swap is known to one seat only (a face-down card is hidden from
+        # its owner too), so every seat sees the same body; only ``legal`` differs.
+        return self.seat_views(state, [seat])[0]
+
+    def seat_views(self, state: State, seats: Sequence[int | None]) -> list[View]:
         players = []
         for s, grid in enumerate(state.grids):
+            cells: list[dict[str, Any]] = []
+            showing = 0
+            for card, up in zip(grid.cards, grid.up, strict=True):
+                if card is None:
+                    cells.append({"card": None, "up": False, "cleared": True})
+                elif up:
+                    showing += card
+                    cells.append({"card": card, "up": True, "cleared": False})
+                else:
+                    cells.append({"card": None, "up": False, "cleared": False})
             players.append(
                 {
                     "seat": s,
-                    "grid": [
-                        {
-                            "card": c if grid.up[p] else None,
-                            "up": grid.up[p] and c is not None,
-                            "cleared": c is None,
-                        }
-                        for p, c in enumerate(grid.cards)
-                    ],
+                    "grid": cells,
                     "face_down": grid.face_down_count(),
-                    "showing": sum(
-                        c for p, c in enumerate(grid.cards) if grid.up[p] and c is not None
-                    ),
+                    "showing": showing,
                     "chosen": state.chosen[s],
                     "total": state.totals[s],
                 }
             )
         last = state.last_round
-        return {
+        body = {
             "phase": state.phase.value,
             "round": state.round,
             "target": state.target,
@@ -449,12 +454,13 @@ class NumberSwap(Game[State, Any]):
             else {
                 "round": last.round,
                 "ender": last.ender,
-                "grids": [[c for c in g.cards] for g in last.grids],
+                "grids": [list(g.cards) for g in last.grids],
                 "raw_scores": list(last.raw_scores),
                 "scores": list(last.scores),
                 "doubled": last.doubled,
             },
         }
+        return [dict(body) for _ in seats]
 
     def result(self, state: State) -> Result | None:
         if state.phase is not Phase.OVER:

@@ -64,6 +64,8 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
         view = game.view(state, seat)
         assert is_wire_clean(view), "views must be wire-clean"
         assert unpack(pack(view)) == view
+    everyone: list[int | None] = [*range(seats), None]
+    assert game.views(state, everyone) == [game.view(state, s) for s in everyone]
     spectator = game.view(state, None)
     assert is_wire_clean(spectator)
     assert spectator["legal"] == []

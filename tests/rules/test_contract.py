@@ -1,10 +1,14 @@
 """The shared contract pieces: RNG, codec, ranking, registry."""
 
 from collections import Counter
+from typing import Any
+
+import pytest
 
 from rules import all_games
 from rules.codec import is_wire_clean, pack, unpack
 from rules.contract import places_from_scores
+from rules.errors import RulesError
 from rules.rng import Rng
 
 
@@ -52,3 +56,16 @@ def test_every_registered_game_describes_itself() -> None:
         assert meta["id"] == game_id
         assert is_wire_clean(meta["default_options"])
         assert 2 <= meta["min_seats"] <= meta["max_seats"] <= 8
+
+
+@pytest.mark.parametrize("game_id", sorted(all_games()))
+@pytest.mark.parametrize("seat", [-1, "seat", 1.0, True, 2])
+def test_a_view_for_a_seat_outside_the_game_is_a_value_error(game_id: str, seat: Any) -> None:
+    # ``2`` is one past the last seat of a two-seat game: a programming error, not a rules one.
+    game = all_games()[game_id]
+    state = game.new_game(2, None, 1)
+    for render in (lambda: game.view(state, seat), lambda: game.views(state, [0, seat])):
+        with pytest.raises(ValueError, match="seat") as refused:
+            render()
+        assert not isinstance(refused.value, RulesError)
+    assert game.views(state, [0, 1, None]) == [game.view(state, s) for s in (0, 1, None)]

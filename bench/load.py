@@ -1,0 +1,323 @@
+"""Room-server load benchmark over real WebSockets (not a test).
+
+Starts a redis-server and one ``parlor serve`` process on free loopback ports, then:
+
+* ``play``: R rooms x 8 seats of clients choosing random legal actions from their views, as
+  fast as the server lets them (rematch when a game ends), for a fixed time. Reports
+  actions/s, p50/p99 from an action sent to the moment the last seat of the room has a view
+  at least that new, bytes per view, and the server's RSS.
+* ``idle``: N clients joined to rooms (8 seats each) doing nothing; reports the server's RSS
+  growth per connection.
+
+    python -m bench.load play --rooms 20 --seconds 20               # saturate
+    python -m bench.load play --rooms 100 --seconds 20 --think 0.5  # people-paced
+    python -m bench.load idle --clients 5000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import contextlib
+import json
+import os
+import random
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from websockets.asyncio.client import ClientConnection, connect
+
+from rules.codec import pack, unpack
+
+SEATS = 8
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{what} exited")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"{what} did not start")
+
+
+def _raise_fd_limit() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+@contextlib.contextmanager
+def running_server() -> Iterator[tuple[str, int]]:
+    """redis-server + ``parlor serve`` (child processes inherit the raised fd limit)."""
+    _raise_fd_limit()
+    redis_port, port = _free_port(), _free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        redis = subprocess.Popen(
+            [shutil.which("redis-server") or "redis-server", "--port", str(redis_port),
+             "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tmp],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        env = {
+            **os.environ,
+            "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+            "PARLOR_PORT": str(port),
+            # The load generator is one client per seat acting at machine speed.
+            "PARLOR_FLOOD_RATE": "1000",
+            "PARLOR_FLOOD_BURST": "1000",
+            "PARLOR_CREATE_BURST": "100000",
+        }
+        server = subprocess.Popen([sys.executable, "-m", "server.cli", "serve"], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        try:
+            _wait_port(redis_port, redis, "redis-server")
+            _wait_port(port, server, "parlor serve")
+            yield f"127.0.0.1:{port}", server.pid
+        finally:
+            server.terminate()
+            server.wait(10)
+            redis.terminate()
+            redis.wait(10)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+def create_room(addr: str, game: str) -> str:
+    request = urllib.request.Request(
+        f"http://{addr}/api/rooms",
+        data=json.dumps({"game": game}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as response:
+        code: str = json.load(response)["code"]
+        return code
+
+
+@dataclass
+class Seat:
+    ws: ClientConnection
+    seat: int = 0
+    state: dict[str, Any] | None = None
+    seq: int = 0
+    pending: bool = False
+    acted_at: int = -1
+    # (version, time) each time a newer state arrived
+    seen: list[tuple[int, float]] = field(default_factory=list)
+    view_bytes: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Room:
+    code: str
+    seats: list[Seat]
+    # version created by an acknowledged action -> when that action was sent
+    sent: dict[int, float] = field(default_factory=dict)
+    actions: int = 0
+
+
+async def _join(addr: str, code: str, name: str) -> Seat:
+    ws = await connect(f"ws://{addr}/ws/{code}", compression=None, max_size=2**20)
+    await ws.send(pack({"type": "join", "name": name}))
+    while True:
+        message = unpack(await ws.recv())
+        if message["type"] == "welcome":
+            return Seat(ws, message["seat"])
+
+
+async def _player(
+    room: Room, me: Seat, rnd: random.Random, stop: asyncio.Event, think: float
+) -> None:
+    sent_at: dict[int, float] = {}
+    while not stop.is_set():
+        frame = await me.ws.recv()
+        now = time.perf_counter()
+        message = unpack(frame)
+        kind = message["type"]
+        if kind == "state":
+            if me.state is None or message["version"] > me.state["version"]:
+                me.state = message
+                me.seen.append((message["version"], now))
+                me.view_bytes.append(len(frame))
+        elif kind == "ack":
+            me.pending = False
+            if not message["duplicate"]:
+                room.sent[message["version"]] = sent_at.pop(message["seq"])
+                room.actions += 1
+        elif kind == "error":
+            me.pending = False
+        state = me.state
+        if state is None or state["view"] is None or me.pending:
+            continue
+        view = state["view"]
+        if view["over"]:
+            if me.seat == 0 and state["room"]["phase"] == "finished" and me.acted_at != -2:
+                me.acted_at = -2
+                await me.ws.send(pack({"type": "rematch"}))
+            continue
+        if view["legal"] and me.acted_at != state["version"]:
+            me.pending, me.acted_at = True, state["version"]
+            action = rnd.choice(view["legal"])
+            if think:
+                # People take a moment; the socket keeps being read meanwhile.
+                delay = rnd.uniform(0, 2 * think)
+                asyncio.get_running_loop().call_later(
+                    delay, lambda a=action, s=state: asyncio.ensure_future(_act(me, a, s, sent_at))
+                )
+            else:
+                await _act(me, action, state, sent_at)
+
+
+async def _act(me: Seat, action: Any, state: dict[str, Any], sent_at: dict[int, float]) -> None:
+    # If another seat moved meanwhile the action may be refused: that is an error reply,
+    # after which this seat chooses again from its newest view.
+    me.seq = max(me.seq, state["last_seq"]) + 1
+    sent_at[me.seq] = time.perf_counter()
+    await me.ws.send(pack({"type": "act", "seq": me.seq, "action": action}))
+
+
+def _latencies(room: Room) -> list[float]:
+    """For each acknowledged action: until every seat had a view at least that new."""
+    out = []
+    for version, sent in room.sent.items():
+        last = 0.0
+        for seat in room.seats:
+            versions = [v for v, _ in seat.seen]
+            i = bisect.bisect_left(versions, version)
+            if i == len(versions):
+                break
+            last = max(last, seat.seen[i][1])
+        else:
+            out.append(last - sent)
+    return out
+
+
+async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str, Any]:
+    with running_server() as (addr, pid):
+        all_rooms = []
+        for _ in range(rooms):
+            code = create_room(addr, game)
+            seats = [await _join(addr, code, f"P{i}") for i in range(SEATS)]
+            all_rooms.append(Room(code, seats))
+        stop = asyncio.Event()
+        tasks = []
+        for r, room in enumerate(all_rooms):
+            for i, seat in enumerate(room.seats):
+                rnd = random.Random(r * 100 + i)
+                tasks.append(asyncio.create_task(_player(room, seat, rnd, stop, think)))
+        for room in all_rooms:
+            await room.seats[0].ws.send(pack({"type": "start"}))
+        rss_before = rss_kib(pid)
+        actions_before = sum(r.actions for r in all_rooms)
+        cpu_before = cpu_seconds(pid)
+        started = time.perf_counter()
+        await asyncio.sleep(seconds)
+        elapsed = time.perf_counter() - started
+        cpu_used = cpu_seconds(pid) - cpu_before
+        actions = sum(r.actions for r in all_rooms) - actions_before
+        rss_after = rss_kib(pid)
+        stop.set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        lat = sorted(x for room in all_rooms for x in _latencies(room))
+        sizes = [b for room in all_rooms for s in room.seats for b in s.view_bytes]
+        for room in all_rooms:
+            for seat in room.seats:
+                await seat.ws.close()
+        return {
+            "game": game,
+            "rooms": rooms,
+            "clients": rooms * SEATS,
+            "think_ms": think * 1000,
+            "seconds": round(elapsed, 1),
+            "actions": actions,
+            "actions_per_s": round(actions / elapsed),
+            # Robust to other load on the machine, unlike actions/s: what one action costs.
+            "server_cpu_ms_per_action": round(1000 * cpu_used / max(actions, 1), 3),
+            "server_cpu_busy": round(cpu_used / elapsed, 2),
+            "p50_ms": round(1000 * lat[len(lat) // 2], 1),
+            "p99_ms": round(1000 * lat[int(len(lat) * 0.99)], 1),
+            "mean_view_bytes": round(statistics.mean(sizes)),
+            "server_rss_mib": round(max(rss_before, rss_after) / 1024, 1),
+        }
+
+
+async def idle(clients: int, game: str) -> dict[str, Any]:
+    with running_server() as (addr, pid):
+        # Warm up (imports, first room, allocator arenas) before the baseline.
+        warm = [await _join(addr, create_room(addr, game), "warm") for _ in range(8)]
+        baseline = rss_kib(pid)
+        seats: list[Seat] = []
+        for r in range(clients // SEATS):
+            code = create_room(addr, game)
+            joined = await asyncio.gather(*(_join(addr, code, f"P{i}") for i in range(SEATS)))
+            seats.extend(joined)
+            if r % 100 == 0:
+                print(f"  {len(seats)} connected", file=sys.stderr)
+        await asyncio.sleep(2)  # let the last fan-outs drain before measuring
+        loaded = rss_kib(pid)
+        per_conn = (loaded - baseline) * 1024 / len(seats)
+        for seat in [*seats, *warm]:
+            await seat.ws.close()
+        return {
+            "clients": len(seats),
+            "rooms": len(seats) // SEATS,
+            "rss_baseline_mib": round(baseline / 1024, 1),
+            "rss_loaded_mib": round(loaded / 1024, 1),
+            "kib_per_connection": round(per_conn / 1024, 1),
+        }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="mode", required=True)
+    p = sub.add_parser("play")
+    p.add_argument("--rooms", type=int, default=20)
+    p.add_argument("--seconds", type=float, default=20)
+    p.add_argument("--game", default="numberswap")
+    p.add_argument("--think", type=float, default=0.0, help="mean seconds before acting")
+    i = sub.add_parser("idle")
+    i.add_argument("--clients", type=int, default=5000)
+    i.add_argument("--game", default="numberswap")
+    args = parser.parse_args()
+    if args.mode == "play":
+        result = asyncio.run(play(args.rooms, args.seconds, args.game, args.think))
+    else:
+        result = asyncio.run(idle(args.clients, args.game))
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

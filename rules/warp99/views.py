@@ -1,0 +1,58 @@
+"""What each seat sees of a Warp 99 table.
+
+Public: every row, score, hand size and deck size; both pile tops and sizes; how many cards the
+reserve and the scored pile hold; the rule cards' face-up sides; whose turn and which step; whether
+the stuck-flip has been used. Private: a seat's own hand. Never shown to anyone: the identity or
+order of any card in a deck, the reserve, another hand, under a pile top or in the scored pile.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.contract import View
+from rules.warp99.cards import card_view
+from rules.warp99.rulecards import RULE_CARDS, RULE_NAMES
+from rules.warp99.state import TARGET, State
+
+
+def seat_view(state: State, seat: int | None) -> View:
+    return hand_view(public_view(state), state, seat)
+
+
+def hand_view(public: View, state: State, seat: int | None) -> View:
+    """``public`` (shared, not copied deeply) plus what only ``seat`` may see."""
+    view = dict(public)
+    view["hand"] = None if seat is None else [card_view(c) for c in state.hands[seat]]
+    return view
+
+
+def public_view(state: State) -> View:
+    """Everything every seat and spectator sees alike."""
+    players: list[dict[str, Any]] = [
+        {
+            "seat": s,
+            "score": state.scores[s],
+            "row": [card_view(c) for c in state.rows[s]],
+            "hand_size": len(state.hands[s]),
+            "deck_size": len(state.decks[s]),
+        }
+        for s in range(state.seats)
+    ]
+    rules = []
+    for i, side in enumerate(state.sides):
+        rule = RULE_CARDS[i][side - 1]
+        rules.append({"card": i, "side": side, "rule": rule.value, "name": RULE_NAMES[rule]})
+    return {
+        "target": TARGET,
+        "turn": state.turn,
+        "step": state.step.value,
+        "flip_used": state.flip_used,
+        "played_to_pile": state.played_to_pile,
+        "rules": rules,
+        "piles": [{"top": card_view(p[-1]), "size": len(p)} for p in state.piles],
+        "reserve_size": len(state.reserve),
+        "scored_size": len(state.scored),
+        "players": players,
+        "winner": state.winner,
+    }

@@ -1,0 +1,201 @@
+"""The Starlette application: HTTP API, the WebSocket endpoint and the static web client.
+
+The lifespan opens the store; the WebSocket loop is connect -> receive -> disconnect with the
+cleanup in a ``finally`` (the starlette pattern). Everything else is delegated: a
+:class:`~server.session.Session` handles frames, the hub handles fan-out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketState
+
+from rules.errors import RulesError
+from rules.registry import all_games
+from server import codes, views
+from server.config import Settings
+from server.connections import Connection
+from server.errors import ParlorError
+from server.instance import Instance
+from server.protocol import CloseCode, ErrorCode, error
+from server.session import Session
+from server.store import Store, StoreError
+from server.wire import Format, Frame, choose
+
+log = logging.getLogger("parlor")
+
+MAX_BODY = 16 * 1024
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+    """Browsers always send Origin on WebSockets; tools may not (and cannot be tricked into a
+    cross-site request), so a missing Origin is fine. A present one must be same-origin or
+    on the allow-list."""
+    if origin is None:
+        return True
+    if "*" in allowed or origin in allowed:
+        return True
+    return host is not None and urlsplit(origin).netloc == host
+
+
+def _instance(scope_app: Any) -> Instance:
+    instance: Instance = scope_app.state.instance
+    return instance
+
+
+async def healthz(request: Request) -> Response:
+    instance = _instance(request.app)
+    try:
+        await instance.store.ping()
+    except StoreError as exc:
+        return JSONResponse({"ok": False, "store": instance.store.kind, "error": str(exc)}, 503)
+    return JSONResponse({"ok": True, "store": instance.store.kind, "instance": instance.id})
+
+
+async def metrics(request: Request) -> Response:
+    return PlainTextResponse(_instance(request.app).metrics.render(), media_type="text/plain")
+
+
+async def games(request: Request) -> Response:
+    return JSONResponse([game.describe() for game in all_games().values()])
+
+
+async def create_room(request: Request) -> Response:
+    instance = _instance(request.app)
+    # Behind a proxy, uvicorn puts the real client address here (FORWARDED_ALLOW_IPS).
+    address = request.client.host if request.client is not None else "?"
+    if not instance.create_limit.take(address):
+        instance.metrics.errors["flood"] += 1
+        return JSONResponse(
+            error("flood", "Too many rooms created from your address; try again in a minute"),
+            429,
+        )
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return JSONResponse(error("too_big", "The request body is too large"), 413)
+    try:
+        data = json.loads(body or b"{}")
+        if not isinstance(data, dict):
+            raise ValueError
+    except ValueError:
+        return JSONResponse(error("bad_message", "The body must be a JSON object"), 400)
+    game, options, timer = data.get("game"), data.get("options"), data.get("turn_timer", 0)
+    if not isinstance(game, str) or not isinstance(options, dict | None):
+        return JSONResponse(error("bad_message", "Give a game id and optional options"), 400)
+    if not isinstance(timer, int | float) or isinstance(timer, bool):
+        return JSONResponse(error("bad_message", "turn_timer is a number of seconds"), 400)
+    try:
+        room = await instance.service.create(game, options, float(timer))
+    except (ParlorError, RulesError) as exc:
+        return JSONResponse(error(exc.code, exc.message), 400)
+    except StoreError:
+        return JSONResponse(error("unavailable", "The room store is unavailable"), 503)
+    info = views.room_info(room, frozenset())
+    return JSONResponse({**info, "ws": f"/ws/{room.code}"}, 201)
+
+
+async def room_summary(request: Request) -> Response:
+    instance = _instance(request.app)
+    code = codes.normalize(request.path_params["code"])
+    room = None if code is None else await instance.service.get(code)
+    if code is None or room is None:
+        return JSONResponse(error("no_room", "No such room (or it expired)"), 404)
+    return JSONResponse(views.room_info(room, await instance.store.presence(code)))
+
+
+async def list_rooms(request: Request) -> Response:
+    instance = _instance(request.app)
+    found = []
+    for code in await instance.store.codes(limit=200):
+        room = await instance.service.get(code)
+        if room is not None:
+            found.append(views.room_info(room, await instance.store.presence(code)))
+    return JSONResponse(found)
+
+
+async def room_socket(websocket: WebSocket) -> None:
+    instance = _instance(websocket.app)
+    settings = instance.settings
+    if not origin_allowed(
+        websocket.headers.get("origin"), websocket.headers.get("host"), settings.allowed_origins
+    ):
+        instance.metrics.errors["origin"] += 1
+        await websocket.close(CloseCode.POLICY)  # before accept: the client sees HTTP 403
+        return
+    fmt, subprotocol = choose(
+        websocket.query_params.get("format"), websocket.scope.get("subprotocols", [])
+    )
+    await websocket.accept(subprotocol=subprotocol)
+
+    async def send(frame: Frame) -> None:
+        if isinstance(frame, bytes):
+            await websocket.send_bytes(frame)
+        else:
+            await websocket.send_text(frame)
+
+    async def close(code: int, reason: str) -> None:
+        if websocket.application_state is not WebSocketState.DISCONNECTED:
+            await websocket.close(code, reason)
+
+    conn = Connection(send, close, fmt, settings.send_queue)
+    conn.start()
+    code = codes.normalize(websocket.path_params["code"])
+    try:
+        if code is None:
+            conn.send(error(ErrorCode.NO_ROOM, "That is not a room code"))
+            conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
+        session = Session(
+            conn, code or "", instance.service, instance.hub, settings, instance.metrics
+        )
+        while True:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            frame: Frame | None = message.get("bytes")
+            if frame is None:
+                frame = message.get("text")
+            if frame is not None and code is not None:
+                await session.handle(frame)
+    finally:
+        instance.hub.detach(conn)
+        await conn.stop()
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+    settings = settings if settings is not None else Settings.from_env()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        instance = Instance(settings, store)
+        await instance.open()
+        app.state.instance = instance
+        try:
+            yield
+        finally:
+            await instance.close()
+
+    routes = [
+        Route("/healthz", healthz),
+        Route("/metrics", metrics),
+        Route("/api/games", games),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms", list_rooms, methods=["GET"]),
+        Route("/api/rooms/{code}", room_summary),
+        WebSocketRoute("/ws/{code}", room_socket),
+        Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+__all__ = ["Format", "create_app", "origin_allowed"]

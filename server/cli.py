@@ -1,0 +1,107 @@
+"""The ``parlor`` command: ``serve`` runs the room server; ``rooms``, ``room`` and ``games``
+ask a running server (over its HTTP API, so they work with either store)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import replace
+from typing import Any
+
+from server.config import Settings
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from server.app import create_app
+
+    settings = Settings.from_env()
+    settings = replace(
+        settings,
+        host=args.host or settings.host,
+        port=args.port or settings.port,
+        redis_url=settings.redis_url if args.redis is None else args.redis,
+    )
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        lifespan="on",
+        log_level="info",
+        access_log=False,
+        # The protocol refuses frames over max_frame itself (with an error message); this is
+        # only the hard backstop. Compression costs ~100 KB per connection: off.
+        ws_max_size=max(65536, 4 * settings.max_frame),
+        ws_per_message_deflate=False,
+        ws=os.environ.get("PARLOR_WS_IMPL", "auto"),
+    )
+    return 0
+
+
+def _get(url: str) -> Any:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as exc:
+        return json.load(exc)
+
+
+def _rooms(args: argparse.Namespace) -> int:
+    for room in _get(f"{args.url}/api/rooms"):
+        seats = ", ".join(
+            s["name"]
+            + (" (bot)" if s["bot"] else "")
+            + ("" if s["connected"] or s["bot"] else " (away)")
+            for s in room["seats"]
+        )
+        print(
+            f"{room['code']}  {room['game']:<12} {room['phase']:<9} v{room['version']:<5} {seats}"
+        )
+    return 0
+
+
+def _room(args: argparse.Namespace) -> int:
+    print(json.dumps(_get(f"{args.url}/api/rooms/{args.code}"), indent=2))
+    return 0
+
+
+def _games(args: argparse.Namespace) -> int:
+    for game in _get(f"{args.url}/api/games"):
+        print(f"{game['id']:<12} {game['name']} ({game['min_seats']}-{game['max_seats']} seats)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="parlor", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    serve = sub.add_parser("serve", help="run the room server")
+    serve.add_argument("--host", help="address to bind (env PARLOR_HOST, default 127.0.0.1)")
+    serve.add_argument("--port", type=int, help="port (env PARLOR_PORT, default 8000)")
+    serve.add_argument("--redis", help="Redis URL (env REDIS_URL; empty = embedded store)")
+    serve.set_defaults(run=_serve)
+    default_url = "http://localhost:8000"
+    for name, run, help_ in (
+        ("rooms", _rooms, "list the rooms of a running server"),
+        ("games", _games, "list the games a running server offers"),
+    ):
+        cmd = sub.add_parser(name, help=help_)
+        cmd.add_argument("--url", default=default_url)
+        cmd.set_defaults(run=run)
+    room = sub.add_parser("room", help="show one room of a running server")
+    room.add_argument("code")
+    room.add_argument("--url", default=default_url)
+    room.set_defaults(run=_room)
+    args = parser.parse_args(argv)
+    result: int = args.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

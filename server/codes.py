@@ -1,0 +1,21 @@
+"""Room codes: five characters people can read aloud and type on a phone without confusion."""
+
+from __future__ import annotations
+
+import secrets
+
+#: No 0/O or 1/I: they look alike on screens and in handwriting.
+ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+LENGTH = 5
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))
+
+
+def normalize(raw: str) -> str | None:
+    """The canonical code for what someone typed (case and spaces ignored), or None."""
+    code = raw.strip().upper().replace(" ", "").replace("-", "")
+    if len(code) != LENGTH or any(c not in ALPHABET for c in code):
+        return None
+    return code

@@ -1,0 +1,280 @@
+"""Fan-out: keeps this instance's connections per room and sends each one fresh snapshots.
+
+A room changes here (the service calls :meth:`Hub.on_saved`) or elsewhere (a store notice).
+Either way every local connection in that room gets a full, version-numbered view for its own
+seat; views are built once per seat and encoded once per format. Presence (which seats have a
+connection on some instance) is kept in the store as per-instance claims with a heartbeat, so a
+crashed instance's claims simply expire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from typing import Any
+
+from server import views
+from server.bots import Bots
+from server.config import Settings
+from server.connections import Connection
+from server.metrics import Metrics
+from server.protocol import CloseCode, ErrorCode, error
+from server.rooms import Room
+from server.service import RoomService
+from server.store import Notice, NoticeKind, Store, StoreError
+from server.wire import Format, Frame, SharedEncoder, encode
+
+log = logging.getLogger(__name__)
+
+
+class Hub:
+    def __init__(
+        self,
+        service: RoomService,
+        store: Store,
+        bots: Bots,
+        settings: Settings,
+        metrics: Metrics,
+    ) -> None:
+        self._service = service
+        self._store = store
+        self._bots = bots
+        self._settings = settings
+        self._metrics = metrics
+        self._instance = service.instance
+        self._rooms: dict[str, set[Connection]] = {}
+        # Seat ids connected on any instance, as last read from the store.
+        self._presence: dict[str, frozenset[int]] = {}
+        # Seat ids connected here, with how many connections each.
+        self._local: dict[str, Counter[int]] = {}
+        # The newest version fanned out per room. Not the service's cache: that one also
+        # learns versions by reloading after a lost race, which sends nobody anything.
+        self._sent: dict[str, int] = {}
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        self._again: dict[str, bool] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._heartbeat: asyncio.Task[None] | None = None
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    @property
+    def connection_count(self) -> int:
+        return sum(len(c) for c in self._rooms.values())
+
+    @property
+    def room_count(self) -> int:
+        return len(self._rooms)
+
+    def start(self) -> None:
+        self._heartbeat = asyncio.create_task(self._beat())
+
+    async def close(self) -> None:
+        tasks = [*self._tasks, *self._refreshing.values()]
+        if self._heartbeat is not None:
+            tasks.append(self._heartbeat)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _background(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- connections ---------------------------------------------------------------------------
+
+    async def attach(self, conn: Connection, code: str) -> None:
+        """Start sending ``conn`` the snapshots of room ``code`` (its seat is already set)."""
+        conn.code = code
+        first = code not in self._rooms
+        self._rooms.setdefault(code, set()).add(conn)
+        if conn.seat_id is not None:
+            local = self._local.setdefault(code, Counter())
+            local[conn.seat_id] += 1
+            if local[conn.seat_id] == 1:
+                await self._claim(code, notify=True)
+        if first or conn.seat_id is not None:
+            self._presence[code] = await self._store.presence(code)
+        room = await self._service.get(code)
+        if room is not None:
+            self.fan_out(room)
+
+    def detach(self, conn: Connection) -> None:
+        code = conn.code
+        if code is None:
+            return
+        conn.code = None
+        conns = self._rooms.get(code)
+        if conns is None or conn not in conns:
+            return
+        conns.discard(conn)
+        changed = False
+        if conn.seat_id is not None:
+            local = self._local.get(code, Counter())
+            local[conn.seat_id] -= 1
+            if local[conn.seat_id] <= 0:
+                del local[conn.seat_id]
+                changed = True
+        if not conns:
+            del self._rooms[code]
+            self._local.pop(code, None)
+            self._presence.pop(code, None)
+            self._sent.pop(code, None)
+            self._bots.forget(code)
+        if changed:
+            self._background(self._claim(code, notify=True))
+
+    async def _claim(self, code: str, *, notify: bool) -> None:
+        seat_ids = sorted(self._local.get(code, Counter()))
+        notice = Notice(NoticeKind.PRESENCE, code, 0, self._instance) if notify else None
+        try:
+            await self._store.set_presence(
+                code, self._instance, seat_ids, self._settings.presence_ttl, notice
+            )
+        except StoreError as exc:
+            log.warning("presence update for %s failed: %s", code, exc)
+
+    async def _beat(self) -> None:
+        """Renew this instance's presence claims and pick up claims that expired elsewhere."""
+        while True:
+            await asyncio.sleep(self._settings.presence_ttl / 3)
+            for code in list(self._rooms):
+                try:
+                    await self._claim(code, notify=False)
+                    presence = await self._store.presence(code)
+                except StoreError:
+                    continue
+                if code in self._rooms and presence != self._presence.get(code):
+                    self._presence[code] = presence
+                    self.refresh(code)
+                room = self._service.cached(code)
+                if room is not None and code in self._rooms:
+                    self._bots.consider(room)
+
+    # -- changes -------------------------------------------------------------------------------
+
+    def on_saved(self, room: Room) -> None:
+        self.fan_out(room)
+
+    def on_notice(self, notice: Notice) -> None:
+        if notice.kind is NoticeKind.RESYNC:
+            for code in list(self._rooms):
+                self.refresh(code, presence=True)
+            return
+        if notice.kind is NoticeKind.CHANGE:
+            self._service.heard(notice.code, notice.version)
+        if notice.code not in self._rooms:
+            return
+        if notice.kind is NoticeKind.CHANGE:
+            # Our own changes are fanned out by on_saved as soon as they are saved (the notice
+            # can even overtake that reply): reloading for them would be wasted work.
+            if notice.origin == self._instance or self._sent.get(notice.code, 0) >= notice.version:
+                return
+            self.refresh(notice.code)
+        else:
+            self.refresh(notice.code, presence=True)
+
+    def refresh(self, code: str, *, presence: bool = False) -> None:
+        """Reload the room (coalesced: one reload in flight per room) and fan it out."""
+        if code in self._refreshing:
+            self._again[code] = self._again.get(code, False) or presence
+            return
+        task = asyncio.get_running_loop().create_task(self._reload(code, presence))
+        self._refreshing[code] = task
+        task.add_done_callback(lambda _: self._refreshing.pop(code, None))
+
+    async def _reload(self, code: str, presence: bool) -> None:
+        while True:
+            try:
+                if presence:
+                    self._presence[code] = await self._store.presence(code)
+                room = await self._service.get(code)
+            except StoreError as exc:
+                log.warning("reload of %s failed: %s", code, exc)
+                return
+            if room is None:
+                self._room_gone(code)
+                return
+            self.fan_out(room)
+            if code not in self._again:
+                return
+            presence = self._again.pop(code)
+
+    def _room_gone(self, code: str) -> None:
+        for conn in list(self._rooms.get(code, ())):
+            conn.send(error(ErrorCode.NO_ROOM, "This room has expired"))
+            conn.close_after_pending(CloseCode.NO_ROOM, "room gone")
+            self.detach(conn)
+
+    def resend(self, conn: Connection) -> None:
+        """Send ``conn`` the latest snapshot even if it already had it (a client's sync)."""
+        conn.sent_version = 0
+        conn.sent_chat = -1
+        if conn.code is not None:
+            self.refresh(conn.code)
+
+    def fan_out(self, room: Room) -> None:
+        code = room.code
+        conns = self._rooms.get(code)
+        if not conns:
+            return
+        newest = self._service.cached(code)
+        if newest is not None and newest.version > room.version:
+            room = newest
+        self._sent[code] = max(self._sent.get(code, 0), room.version)
+        presence = self._presence.get(code, frozenset())
+        due: list[tuple[Connection, int | None]] = []
+        for conn in list(conns):
+            if conn.sent_version > room.version or (
+                conn.sent_version == room.version and conn.sent_presence == presence
+            ):
+                continue
+            index: int | None = None
+            if conn.seat_id is not None:
+                index = room.index_of(conn.seat_id)
+                if index is None or room.seats[index].bot:
+                    self._revoke(conn)
+                    continue
+            due.append((conn, index))
+        if due:
+            self._send_states(room, presence, due)
+        self._bots.consider(room)
+
+    def _send_states(
+        self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
+    ) -> None:
+        info = views.room_info(room, presence)
+        seat_views = views.seat_views(
+            room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
+        )
+        frames: dict[tuple[int | None, Format], Frame] = {}
+        encoders: dict[Format, SharedEncoder] = {}
+        chat: dict[Format, Frame] = {}
+        for conn, index in due:
+            key = (index, conn.fmt)
+            frame = frames.get(key)
+            if frame is None:
+                encoder = encoders.get(conn.fmt)
+                if encoder is None:
+                    encoder = encoders[conn.fmt] = SharedEncoder(conn.fmt)
+                message = views.state_message(room, info, index, seat_views[index])
+                frame = frames[key] = encoder.encode(message)
+            conn.sent_version = room.version
+            conn.sent_presence = presence
+            if conn.push(frame):
+                self._metrics.views += 1
+            if conn.sent_chat != room.chat_total:
+                conn.sent_chat = room.chat_total
+                if conn.fmt not in chat:
+                    chat[conn.fmt] = encode(views.chat_message(room), conn.fmt)
+                conn.push(chat[conn.fmt])
+            if conn.overflowed:
+                self._metrics.dropped += 1
+                self.detach(conn)
+
+    def _revoke(self, conn: Connection) -> None:
+        """The connection's seat was given up or taken away (kick, leave from another tab)."""
+        conn.send(error(ErrorCode.KICKED, "This seat is no longer yours"))
+        conn.close_after_pending(CloseCode.KICKED, "seat revoked")
+        self.detach(conn)

@@ -1,0 +1,55 @@
+"""One server instance: the store, room service, bots, hub and metrics, wired together.
+
+Built by the app's lifespan; tests build one per simulated server process.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from server.bots import Bots
+from server.config import Settings
+from server.hub import Hub
+from server.limits import PerKeyLimit
+from server.memory_store import MemoryStore
+from server.metrics import Metrics
+from server.redis_store import RedisStore
+from server.service import RoomService
+from server.store import Store
+
+log = logging.getLogger("parlor")
+
+
+def make_store(settings: Settings) -> Store:
+    if settings.redis_url:
+        return RedisStore(settings.redis_url, log_max=settings.log_max)
+    return MemoryStore(log_max=settings.log_max)
+
+
+class Instance:
+    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+        self.id = uuid.uuid4().hex[:12]
+        self.settings = settings
+        self.store = store if store is not None else make_store(settings)
+        self.metrics = Metrics()
+        self.create_limit = PerKeyLimit(settings.create_rate, settings.create_burst)
+        self.service = RoomService(self.store, settings, self.metrics, self.id)
+        self.bots = Bots(self.service, settings.bot_delay)
+        self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)
+        self.service.on_saved = self.hub.on_saved
+        self.metrics.gauges["parlor_connections"] = lambda: self.hub.connection_count
+        self.metrics.gauges["parlor_rooms_active"] = lambda: self.hub.room_count
+
+    async def open(self) -> None:
+        await self.store.open(self.hub.on_notice)
+        self.hub.start()
+        if self.store.kind == "memory":
+            log.info("parlor: embedded in-process store (single process; set REDIS_URL to share)")
+        else:
+            log.info("parlor: Redis store; instance %s", self.id)
+
+    async def close(self) -> None:
+        await self.bots.close()
+        await self.hub.close()
+        await self.store.close()

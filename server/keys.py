@@ -1,0 +1,35 @@
+"""Every Redis key and channel name, built in one place.
+
+All keys of one room share the hash tag ``{CODE}`` so that, on Redis Cluster, they live in one
+slot and the compare-and-set script may touch all of them.
+"""
+
+from __future__ import annotations
+
+PREFIX = "parlor"
+#: One channel for every notice: instances filter by room code. Simple and race-free (it is
+#: subscribed once at start-up); see docs/architecture.md for when to shard it.
+NOTICES = f"{PREFIX}:notices"
+ROOM_PATTERN = f"{PREFIX}:room:{{*}}"
+
+
+def room(code: str) -> str:
+    """Hash with ``v`` (version) and ``data`` (the msgpack record)."""
+    return f"{PREFIX}:room:{{{code}}}"
+
+
+def log(code: str) -> str:
+    """Stream: one entry per accepted change, in version order."""
+    return f"{PREFIX}:room:{{{code}}}:log"
+
+
+def presence(code: str) -> str:
+    """Hash: instance id -> msgpack [expires_at, [seat ids connected there]]."""
+    return f"{PREFIX}:room:{{{code}}}:presence"
+
+
+def code_of(room_key: str) -> str | None:
+    start, end = room_key.find("{"), room_key.find("}")
+    if start < 0 or end < start or room_key[end + 1 :]:
+        return None
+    return room_key[start + 1 : end]

@@ -1,0 +1,163 @@
+"""The room record: seats, host, phase, options, chat and the game state, and its stored form.
+
+A :class:`Room` is immutable; :mod:`server.commands` computes the next one. The record is what
+the store compare-and-sets as a whole, under one version number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from rules.codec import pack, unpack
+from rules.contract import Game
+from rules.registry import get_game
+
+
+class Phase(StrEnum):
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    #: Stable id: seat *indexes* shift when someone leaves the lobby, ids never do.
+    id: int
+    name: str
+    #: sha256 of the seat token; None for a bot seat.
+    token_hash: str | None
+    #: Set when the turn timer ran out; a bot plays for the seat until its player acts again.
+    away: bool = False
+    #: The last client sequence number applied for this seat (actions apply at most once).
+    last_seq: int = 0
+
+    @property
+    def bot(self) -> bool:
+        return self.token_hash is None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    seat_id: int
+    name: str
+    text: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Room:
+    code: str
+    game_id: str
+    #: Validated game options, as wire-clean data.
+    options: dict[str, Any]
+    version: int
+    phase: Phase
+    seats: tuple[Seat, ...]
+    host: int | None
+    locked: bool
+    #: Seconds a seat has to act before a bot plays for it; 0 = off.
+    turn_timer: float
+    #: Games started in this room (rematches count).
+    round: int
+    seed: int
+    #: The loaded game state (None in the lobby).
+    state: Any
+    chat: tuple[ChatLine, ...]
+    chat_total: int
+    next_id: int
+    created_at: float
+    changed_at: float
+
+    @property
+    def game(self) -> Game[Any, Any]:
+        return get_game(self.game_id)
+
+    def index_of(self, seat_id: int) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.id == seat_id:
+                return index
+        return None
+
+    def seat_by_token(self, token_hash: str) -> Seat | None:
+        for seat in self.seats:
+            if seat.token_hash is not None and seat.token_hash == token_hash:
+                return seat
+        return None
+
+
+def new_room(
+    code: str, game_id: str, options: dict[str, Any], turn_timer: float, now: float
+) -> Room:
+    return Room(
+        code=code,
+        game_id=game_id,
+        options=options,
+        version=1,
+        phase=Phase.LOBBY,
+        seats=(),
+        host=None,
+        locked=False,
+        turn_timer=turn_timer,
+        round=0,
+        seed=0,
+        state=None,
+        chat=(),
+        chat_total=0,
+        next_id=1,
+        created_at=now,
+        changed_at=now,
+    )
+
+
+# -- stored form --------------------------------------------------------------------------------
+
+
+def encode(room: Room) -> bytes:
+    game = room.game
+    return pack(
+        {
+            "code": room.code,
+            "game": room.game_id,
+            "options": room.options,
+            "version": room.version,
+            "phase": room.phase.value,
+            "seats": [[s.id, s.name, s.token_hash, s.away, s.last_seq] for s in room.seats],
+            "host": room.host,
+            "locked": room.locked,
+            "turn_timer": room.turn_timer,
+            "round": room.round,
+            "seed": room.seed,
+            "state": None if room.state is None else game.dump_state(room.state),
+            "chat": [[c.seat_id, c.name, c.text, c.at] for c in room.chat],
+            "chat_total": room.chat_total,
+            "next_id": room.next_id,
+            "created_at": room.created_at,
+            "changed_at": room.changed_at,
+        }
+    )
+
+
+def decode(data: bytes) -> Room:
+    raw = unpack(data)
+    game = get_game(raw["game"])
+    return Room(
+        code=raw["code"],
+        game_id=raw["game"],
+        options=raw["options"],
+        version=raw["version"],
+        phase=Phase(raw["phase"]),
+        seats=tuple(Seat(*s) for s in raw["seats"]),
+        host=raw["host"],
+        locked=raw["locked"],
+        turn_timer=raw["turn_timer"],
+        round=raw["round"],
+        seed=raw["seed"],
+        state=None if raw["state"] is None else game.load_state(raw["state"]),
+        chat=tuple(ChatLine(*c) for c in raw["chat"]),
+        chat_total=raw["chat_total"],
+        next_id=raw["next_id"],
+        created_at=raw["created_at"],
+        changed_at=raw["changed_at"],
+    )

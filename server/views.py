@@ -1,0 +1,70 @@
+"""Every outgoing description of a room. Game state leaves only through ``game.view``.
+
+A state message is a full snapshot for one seat (or a spectator): room info, the seat's view
+with its legal actions, and the room version. Clients never merge deltas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from server.rooms import Room
+
+
+def room_info(room: Room, connected: frozenset[int]) -> dict[str, Any]:
+    """Public facts about the room: the same for every connection."""
+    return {
+        "code": room.code,
+        "game": room.game_id,
+        "phase": room.phase.value,
+        "version": room.version,
+        "host": None if room.host is None else room.index_of(room.host),
+        "locked": room.locked,
+        "options": room.options,
+        "turn_timer": room.turn_timer,
+        "round": room.round,
+        "seats": [
+            {
+                "seat": index,
+                "id": seat.id,
+                "name": seat.name,
+                "bot": seat.bot,
+                "away": seat.away,
+                "connected": seat.id in connected,
+            }
+            for index, seat in enumerate(room.seats)
+        ],
+    }
+
+
+def seat_views(room: Room, seats: Sequence[int | None]) -> dict[int | None, Any]:
+    """Each listed seat's view (None = spectator), rendered together by the game's ``views``.
+
+    The views may share sub-objects: they are encoded straight away, never modified."""
+    if room.state is None:
+        return dict.fromkeys(seats)
+    return dict(zip(seats, room.game.views(room.state, list(seats)), strict=True))
+
+
+def state_message(room: Room, info: dict[str, Any], seat: int | None, view: Any) -> dict[str, Any]:
+    """The snapshot for seat index ``seat`` (None = spectator) with that seat's view."""
+    return {
+        "type": "state",
+        "version": room.version,
+        "you": seat,
+        "last_seq": 0 if seat is None else room.seats[seat].last_seq,
+        "room": info,
+        "view": view,
+    }
+
+
+def chat_message(room: Room) -> dict[str, Any]:
+    return {
+        "type": "chat",
+        "total": room.chat_total,
+        "lines": [
+            {"id": line.seat_id, "name": line.name, "text": line.text, "at": line.at}
+            for line in room.chat
+        ],
+    }

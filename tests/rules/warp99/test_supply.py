@@ -1,0 +1,149 @@
+"""Personal decks running out (+15 and a new deck), the reserve, and rebuilding it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from rules.warp99.cards import card
+from rules.warp99.state import Step
+from tests.rules.warp99.helpers import act, cards, event_types, position
+
+END = {"type": "end_step"}
+RESERVE = [f"orange {v}" for v in range(11)] + [f"yellow {v}" for v in range(11)]
+
+
+def test_a_deck_running_out_scores_15_and_deals_a_new_deck_of_15_from_the_reserve() -> None:
+    state = position(
+        hand=["red 4", "blue 2", "green 7"], deck=["gray 0", "gray 1"], reserve=RESERVE, step=Step.C
+    )
+    after, events = act(state, END)
+    assert after.scores[0] == 15
+    # Both deck cards, then one off the new deck: the top of the reserve's last 15.
+    assert len(after.hands[0]) == 6
+    assert set(cards("gray 0", "gray 1")) <= set(after.hands[0])
+    assert after.decks[0] == cards(*RESERVE[-15:-1])
+    assert after.reserve == cards(*RESERVE[:-15])
+    kinds = event_types(events)
+    assert kinds.index("deck_emptied") < kinds.index("new_deck") < kinds.index("scored")
+
+
+def test_the_15_points_come_the_moment_the_deck_empties_not_at_the_next_draw() -> None:
+    # Drawing exactly the last card (hand of five) already scores, though nothing more is drawn.
+    state = position(hand=["red 4", "blue 2", "green 7", "red 5", "red 6"], deck=["gray 0"])
+    state = replace(state, step=Step.C)
+    after, _ = act(state, END)
+    assert after.scores[0] == 15
+    assert len(after.decks[0]) == 15
+
+
+def test_a_deck_running_out_mid_bonus_draw_scores_and_refills_at_once() -> None:
+    state = position(
+        hand=["red 4", "pink 5"],
+        tops=("red 6", "blue 9"),
+        deck=["gray 3"],
+        reserve=RESERVE,
+        step=Step.B,
+    )
+    after, events = act(state, {"type": "play_to_pile", "card": card("red", 4), "pile": 0})
+    assert after.hands[0] == cards("pink 5", "gray 3")
+    assert after.scores[0] == 15
+    assert after.decks[0] == cards(*RESERVE[-15:])
+    assert after.step is Step.B
+    assert "deck_emptied" in event_types(events)
+
+
+def test_the_reserve_is_rebuilt_from_both_piles_but_their_tops_and_the_scored_pile() -> None:
+    state = position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
+        deck=["gray 0"],
+        reserve=["pink 0", "pink 1", "pink 2"],
+        tops=("tan 9", "tan 10"),
+        step=Step.C,
+    )
+    under = (cards("tan 0", "tan 1"), cards("tan 2", "tan 3", "tan 4"))
+    state = replace(state, piles=(under[0] + state.piles[0], under[1] + state.piles[1]))
+    pool = Counter(under[0] + under[1] + state.scored)
+    assert len(state.scored) > 20
+    after, events = act(state, END)
+    assert after.piles == (cards("tan 9"), cards("tan 10"))
+    assert after.scored == ()
+    new_deck = after.decks[0]
+    # The three reserve cards on top (a deck lists its top card last), then twelve from the
+    # rebuilt reserve below them.
+    assert len(new_deck) == 15
+    assert new_deck[-3:] == cards("pink 0", "pink 1", "pink 2")
+    assert Counter(new_deck[:-3]) + Counter(after.reserve) == pool
+    assert {"type": "reserve_rebuilt", "size": sum(pool.values())} in events
+    assert after.scores[0] == 15
+
+
+def test_the_rebuilt_reserve_is_shuffled() -> None:
+    state = position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"], deck=["gray 0"], reserve=[]
+    )
+    state = replace(state, step=Step.C)
+    ordered = tuple(sorted(state.scored))
+    state = replace(state, scored=ordered)
+    after, _ = act(state, END)
+    dealt = after.decks[0] + after.reserve
+    assert sorted(dealt) == list(ordered)
+    assert dealt != ordered and after.reserve != ordered[: len(after.reserve)]
+
+
+def test_a_reserve_too_small_even_after_rebuilding_gives_what_there_is() -> None:
+    state = position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
+        deck=["gray 0"],
+        reserve=["pink 0", "pink 1"],
+        tops=("tan 9", "tan 10"),
+        step=Step.C,
+    )
+    # Everything else is out of reach: in seat 1's deck, and nothing under the piles.
+    state = replace(
+        state,
+        decks=(state.decks[0], state.decks[1] + state.scored[3:]),
+        scored=state.scored[:3],
+    )
+    after, _ = act(state, END)
+    assert after.scores[0] == 15
+    assert len(after.decks[0]) == 5
+    assert after.reserve == ()
+    assert after.scored == ()
+
+
+def test_a_deck_running_out_scores_15_even_when_no_new_deck_can_be_dealt() -> None:
+    # The whole supply is empty: no reserve, nothing under the piles, no scored cards.
+    state = position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
+        deck=["gray 0"],
+        reserve=[],
+        tops=("tan 9", "tan 10"),
+        step=Step.C,
+    )
+    state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
+    after, events = act(state, END)
+    assert after.scores[0] == 15
+    assert after.decks[0] == ()
+    assert len(after.hands[0]) == 6
+    assert "deck_emptied" in event_types(events)
+    assert "new_deck" not in event_types(events)
+    assert after.turn == 1
+
+
+def test_an_empty_deck_with_nothing_to_refill_it_leaves_the_hand_short() -> None:
+    state = position(hand=["red 4", "blue 2"], deck=[], reserve=[], step=Step.C)
+    state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
+    after, events = act(state, END)
+    assert after.hands[0] == state.hands[0]
+    assert after.scores[0] == 0  # no second 15 for a deck that was already empty
+    assert after.turn == 1
+    assert {"type": "drew", "seat": 0, "count": 0, "why": "refill"} in events
+
+
+def test_an_empty_deck_is_refilled_when_the_reserve_has_cards_again_without_points() -> None:
+    state = position(hand=["red 4", "blue 2"], deck=[], reserve=RESERVE, step=Step.C)
+    after, _ = act(state, END)
+    assert after.scores[0] == 0
+    assert len(after.hands[0]) == 6
+    assert after.decks[0] == cards(*RESERVE[-15:-4])

@@ -1,0 +1,169 @@
+"""What each seat sees: its own hand, everything public, and no hidden card or deck order."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from rules.codec import is_wire_clean
+from rules.warp99 import GAME
+from rules.warp99.cards import COLOURS, card
+from rules.warp99.state import Step
+from tests.rules.conformance import play_random_game
+from tests.rules.warp99.helpers import HARNESS, cards, permute_hidden, position
+
+
+def ids(view_cards: list[dict[str, object]]) -> list[object]:
+    return [c["id"] for c in view_cards]
+
+
+def test_a_seat_sees_its_own_hand_and_only_the_size_of_others() -> None:
+    state = position(hand=["red 4", "blue 2"], seats=3)
+    mine = GAME.view(state, 0)
+    theirs = GAME.view(state, 1)
+    assert ids(mine["hand"]) == list(state.hands[0])
+    assert ids(theirs["hand"]) == list(state.hands[1])
+    assert [p["hand_size"] for p in mine["players"]] == [2, 6, 6]
+    assert all("hand" not in p for p in mine["players"])
+    for c in state.hands[1]:
+        assert f"'id': {c}," not in str(mine)
+
+
+def test_a_spectator_sees_no_hand() -> None:
+    view = GAME.view(position(hand=["red 4"]), None)
+    assert view["hand"] is None
+    assert view["legal"] == []
+
+
+def test_everyone_sees_rows_scores_sizes_pile_tops_and_rule_sides() -> None:
+    state = position(
+        hand=["red 4"],
+        row=["blue 1", "green 2"],
+        tops=("tan 6", "pink 3"),
+        sides=(2, 1, 2),
+        step=Step.B,
+        flip_used=True,
+        played_to_pile=True,
+    )
+    view = GAME.view(state, 1)
+    assert ids(view["players"][0]["row"]) == list(cards("blue 1", "green 2"))
+    assert [p["score"] for p in view["players"]] == [0, 1]
+    assert [p["deck_size"] for p in view["players"]] == [len(d) for d in state.decks]
+    assert [ids([p["top"]]) for p in view["piles"]] == [[card("tan", 6)], [card("pink", 3)]]
+    assert [p["size"] for p in view["piles"]] == [1, 1]
+    assert view["reserve_size"] == len(state.reserve)
+    assert view["scored_size"] == len(state.scored)
+    assert [(r["side"], r["rule"]) for r in view["rules"]] == [
+        (2, "same_number"),
+        (1, "plus_one"),
+        (2, "double_or_half"),
+    ]
+    assert view["rules"][2]["name"] == "Times or Divided by 2"
+    assert (view["turn"], view["step"], view["flip_used"], view["played_to_pile"]) == (
+        0,
+        "B",
+        True,
+        True,
+    )
+    assert view["to_act"] == [0]
+    assert view["target"] == 99
+
+
+def test_every_shown_card_carries_its_colour_name_and_symbol() -> None:
+    view = GAME.view(position(hand=["light_blue 4"], row=["tan 1"]), 0)
+    for shown in (*view["hand"], *view["players"][0]["row"], view["piles"][0]["top"]):
+        colour = next(c for c in COLOURS if c.key == shown["colour"])
+        assert shown["symbol"] == colour.symbol
+        assert shown["colour_name"] == colour.name
+
+
+def test_the_view_lists_the_legal_actions_including_end_step() -> None:
+    state = position(hand=["red 4"], tops=("red 7", "blue 2"), step=Step.B)
+    assert GAME.view(state, 0)["legal"] == [
+        {"type": "play_to_pile", "card": card("red", 4), "pile": 0},
+        {"type": "end_step"},
+    ]
+    assert GAME.view(state, 1)["legal"] == []
+
+
+def test_no_view_shows_the_order_or_identity_of_a_deck() -> None:
+    state = position(hand=["red 4"], deck=["gray 0", "gray 1", "gray 2"])
+    reordered = replace(state, decks=(cards("gray 2", "gray 0", "gray 1"), *state.decks[1:]))
+    for seat in (0, 1, None):
+        assert GAME.view(reordered, seat) == GAME.view(state, seat)
+
+
+def test_views_hide_everything_hidden_all_game_long() -> None:
+    # Checked after every action of a whole random game (the conformance leak check, plus
+    # every seat and the spectator at every step).
+    rnd = random.Random(3)
+    state, log = play_random_game(HARNESS, 4, 3, check=False)
+    state = GAME.new_game(4, None, 3)
+    for seat, action in log:
+        for viewer in (0, 1, 2, 3, None):
+            assert GAME.view(permute_hidden(state, viewer, rnd), viewer) == GAME.view(state, viewer)
+        state, _ = GAME.apply(state, seat, action)
+
+
+def test_views_are_wire_clean_and_legal_view_matches_legal_actions() -> None:
+    state, log = play_random_game(HARNESS, 3, 8, check=False)
+    state = GAME.new_game(3, None, 8)
+    for seat, action in log:
+        view = GAME.view(state, seat)
+        assert is_wire_clean(view)
+        assert view["legal"] == [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)]
+        state, _ = GAME.apply(state, seat, action)
+
+
+def test_events_name_only_cards_that_everyone_can_see() -> None:
+    # A card in an event is one just played face up or a row that was on the table.
+    state, log = play_random_game(HARNESS, 4, 21, check=False)
+    state = GAME.new_game(4, None, 21)
+    seen = set()
+    for seat, action in log:
+        before = state
+        state, events = GAME.apply(state, seat, action)
+        for event in events:
+            seen.add(event["type"])
+            if event["type"] == "pile_card":
+                assert state.piles[event["pile"]][-1] == event["card"]
+            elif event["type"] == "row_card":
+                assert state.rows[seat][-1] == event["card"]
+            elif event["type"] == "row_scored":
+                assert event["cards"] == list(before.rows[seat])
+            else:
+                assert "card" not in event and "cards" not in event, event
+    assert {"pile_card", "row_card", "row_scored", "drew", "deck_emptied"} <= seen
+
+
+#: Every event type the game emits, with exactly the keys it may carry. A new key (card ids in
+#: ``new_deck``, say) must be added here deliberately, after checking it hides nothing.
+EVENT_KEYS = {
+    "row_card": {"type", "seat", "card"},
+    "row_scored": {"type", "seat", "cards"},
+    "scored": {"type", "seat", "points", "reason", "score"},
+    "game_won": {"type", "seat", "score"},
+    "pile_card": {"type", "seat", "card", "pile", "rules", "bonus"},
+    "drew": {"type", "seat", "count", "why"},
+    "hand_emptied": {"type", "seat"},
+    "rule_flipped": {"type", "seat", "rule", "side", "now", "name"},
+    "step_ended": {"type", "seat", "step"},
+    "deck_emptied": {"type", "seat"},
+    "new_deck": {"type", "seat", "size"},
+    "reserve_rebuilt": {"type", "size"},
+    "turn_started": {"type", "seat"},
+}
+
+
+def test_every_event_carries_exactly_its_allowed_keys_all_game_long() -> None:
+    seen = set()
+    # Between them these games emit every event type (six seats rebuild the reserve, too).
+    for seats, seed in ((6, 1), (2, 5)):
+        _, log = play_random_game(HARNESS, seats, seed, check=False)
+        state = GAME.new_game(seats, None, seed)
+        for seat, action in log:
+            state, events = GAME.apply(state, seat, action)
+            for event in events:
+                seen.add(event["type"])
+                assert set(event) == EVENT_KEYS[event["type"]], event
+    assert seen == set(EVENT_KEYS)

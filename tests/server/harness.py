@@ -1,0 +1,311 @@
+"""Real parts for the server tests: a redis-server, uvicorn servers, WebSocket clients.
+
+Nothing here sleeps to synchronise: every wait is for a message or an event, with a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import redis.asyncio as aioredis
+import uvicorn
+from websockets.asyncio.client import ClientConnection, connect
+
+from rules.codec import pack, unpack
+from server.app import create_app
+from server.config import Settings
+from server.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Fast settings for tests: bots barely wait, turn timers may be short.
+TEST_SETTINGS = replace(
+    Settings(),
+    bot_delay=0.02,
+    min_turn_timer=0.05,
+    presence_ttl=30.0,
+    room_ttl=3600.0,
+    create_burst=1000.0,
+)
+
+
+def free_socket() -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    return sock
+
+
+def free_port() -> int:
+    with free_socket() as sock:
+        port: int = sock.getsockname()[1]
+        return port
+
+
+# -- redis-server ---------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    binary = shutil.which("redis-server") or "/usr/sbin/redis-server"
+    port = free_port()
+    with tempfile.TemporaryDirectory() as workdir:
+        proc = subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                workdir,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+                        s.sendall(b"PING\r\n")
+                        if s.recv(16).startswith(b"+PONG"):
+                            break
+                except OSError:
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        raise RuntimeError("redis-server did not start") from None
+                    time.sleep(0.02)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            proc.terminate()
+            proc.wait(5)
+
+
+async def flush(url: str) -> None:
+    client = aioredis.Redis.from_url(url)
+    await client.flushall()
+    await client.aclose()
+
+
+# -- servers ----------------------------------------------------------------------------------
+
+
+class RunningServer:
+    def __init__(self, server: uvicorn.Server, port: int, app: Any) -> None:
+        self.server = server
+        self.port = port
+        self.app = app
+        self.http = f"http://127.0.0.1:{port}"
+        self.ws = f"ws://127.0.0.1:{port}"
+
+    @property
+    def instance(self) -> Any:
+        return self.app.state.instance
+
+
+@contextlib.asynccontextmanager
+async def serve(settings: Settings, store: Store | None = None) -> AsyncIterator[RunningServer]:
+    """An in-process uvicorn on a pre-bound free port (no race for the port)."""
+    app = create_app(settings, store)
+    sock = free_socket()
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(
+        app,
+        lifespan="on",
+        log_level="warning",
+        ws_per_message_deflate=False,
+        ws_max_size=65536,
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        while not server.started:
+            if task.done():
+                task.result()
+                raise RuntimeError("server stopped during start-up")
+            await asyncio.sleep(0.01)
+        yield RunningServer(server, port, app)
+    finally:
+        server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(task, 10)
+        sock.close()
+
+
+@contextlib.contextmanager
+def serve_process(redis_url: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """``parlor serve`` as a real subprocess (for the SIGKILL test)."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "PARLOR_PORT": str(port),
+        "PARLOR_BOT_DELAY": "0.02",
+    }
+    # `parlor serve`, with the tests' toy game registered alongside the real ones.
+    boot = (
+        "from rules.registry import register; from tests.server.toygame import ToyGame; "
+        "register(ToyGame()); from server.cli import main; main(['serve'])"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", boot],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
+                    s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+                    if b" 200 " in s.recv(64):
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise RuntimeError("parlor serve did not start")
+            time.sleep(0.05)
+        yield proc, f"127.0.0.1:{port}"
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(10)
+
+
+# -- clients ----------------------------------------------------------------------------------
+
+
+class Client:
+    """One WebSocket client speaking msgpack or JSON, remembering what it was told."""
+
+    def __init__(self, ws: ClientConnection, fmt: str) -> None:
+        self.ws = ws
+        self.fmt = fmt
+        self.state: dict[str, Any] | None = None
+        self.chat: dict[str, Any] | None = None
+        self.welcome: dict[str, Any] | None = None
+        self.acks: list[dict[str, Any]] = []
+        self.errors: list[dict[str, Any]] = []
+        self.seq = 0
+
+    @classmethod
+    async def open(cls, base: str, code: str, fmt: str = "msgpack", **kwargs: Any) -> Client:
+        url = f"{base}/ws/{code}" + ("?format=json" if fmt == "json" else "")
+        ws = await connect(url, max_size=2**20, compression=None, **kwargs)
+        return cls(ws, fmt)
+
+    async def send(self, message: Any) -> None:
+        await self.ws.send(json.dumps(message) if self.fmt == "json" else pack(message))
+
+    async def send_raw(self, frame: bytes | str) -> None:
+        await self.ws.send(frame)
+
+    async def recv(self, timeout: float = 5.0) -> dict[str, Any]:
+        frame = await asyncio.wait_for(self.ws.recv(), timeout)
+        if self.fmt == "json":
+            assert isinstance(frame, str), "JSON connections get text frames"
+            message: dict[str, Any] = json.loads(frame)
+        else:
+            assert isinstance(frame, bytes), "msgpack connections get binary frames"
+            message = unpack(frame)
+        kind = message["type"]
+        if kind == "state":
+            if self.state is None or message["version"] >= self.state["version"]:
+                self.state = message
+        elif kind == "chat":
+            self.chat = message
+        elif kind == "welcome":
+            self.welcome = message
+        elif kind == "ack":
+            self.acks.append(message)
+        elif kind == "error":
+            self.errors.append(message)
+        return message
+
+    async def until(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 5.0
+    ) -> dict[str, Any]:
+        """Receive until a message satisfies ``predicate``; returns that message."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                raise TimeoutError("no matching message")
+            message = await self.recv(left)
+            if predicate(message):
+                return message
+
+    async def expect(self, kind: str, timeout: float = 5.0) -> dict[str, Any]:
+        return await self.until(lambda m: m["type"] == kind, timeout)
+
+    async def error(self, code: str | None = None, timeout: float = 5.0) -> dict[str, Any]:
+        message = await self.expect("error", timeout)
+        if code is not None:
+            assert message["code"] == code, message
+        return message
+
+    async def join(self, name: str) -> dict[str, Any]:
+        await self.send({"type": "join", "name": name})
+        welcome = await self.expect("welcome")
+        await self.expect("state")
+        return welcome
+
+    async def resume(self, token: str) -> dict[str, Any]:
+        await self.send({"type": "resume", "token": token})
+        welcome = await self.expect("welcome")
+        await self.expect("state")
+        return welcome
+
+    async def watch(self) -> dict[str, Any]:
+        await self.send({"type": "watch"})
+        welcome = await self.expect("welcome")
+        await self.expect("state")
+        return welcome
+
+    async def state_at_least(self, version: int, timeout: float = 5.0) -> dict[str, Any]:
+        if self.state is not None and self.state["version"] >= version:
+            return self.state
+        return await self.until(lambda m: m["type"] == "state" and m["version"] >= version, timeout)
+
+    async def act(self, action: dict[str, Any], seq: int | None = None) -> int:
+        if seq is None:
+            self.seq = max(self.seq, (self.state or {}).get("last_seq", 0)) + 1
+            seq = self.seq
+        await self.send({"type": "act", "seq": seq, "action": action})
+        return seq
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+async def create_room(
+    http: str, game: str, options: dict[str, Any] | None = None, turn_timer: float = 0
+) -> str:
+    import httpx
+
+    async with httpx.AsyncClient() as client:
+        response = await client.post(
+            f"{http}/api/rooms", json={"game": game, "options": options, "turn_timer": turn_timer}
+        )
+    assert response.status_code == 201, response.text
+    code: str = response.json()["code"]
+    return code

@@ -1,0 +1,76 @@
+"""Room codes and frame encoding."""
+
+from __future__ import annotations
+
+import pytest
+
+from server import codes, keys
+from server.wire import Format, FrameError, choose, decode, encode
+
+
+def test_codes_avoid_ambiguous_characters() -> None:
+    for _ in range(200):
+        code = codes.new_code()
+        assert len(code) == 5 and not set(code) & set("0O1I")
+        assert codes.normalize(code.lower()) == code
+
+
+def test_normalize_refuses_what_is_not_a_code() -> None:
+    assert codes.normalize(" ab-cde ") == "ABCDE"
+    for raw in ("ABCD", "ABCDEF", "ABCD0", "ABCDI", "AB{C}", ""):
+        assert codes.normalize(raw) is None
+
+
+def test_all_keys_of_a_room_share_its_hash_tag() -> None:
+    tagged = {keys.room("ABCDE"), keys.log("ABCDE"), keys.presence("ABCDE")}
+    assert all("{ABCDE}" in key for key in tagged)
+    assert keys.code_of(keys.room("ABCDE")) == "ABCDE"
+    assert keys.code_of(keys.log("ABCDE")) is None
+
+
+def test_format_is_chosen_by_subprotocol_then_query() -> None:
+    assert choose(None, []) == (Format.MSGPACK, None)
+    assert choose("json", []) == (Format.JSON, None)
+    assert choose(None, ["x", "parlor.json"]) == (Format.JSON, "parlor.json")
+    assert choose("json", ["parlor.msgpack"]) == (Format.MSGPACK, "parlor.msgpack")
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_frames_round_trip(fmt: Format) -> None:
+    message = {"type": "state", "n": [1, None, True, "é"], "big": 2**63}
+    assert decode(encode(message, fmt), fmt) == message
+
+
+@pytest.mark.parametrize(
+    ("frame", "fmt"),
+    [
+        (b"\xc1", Format.MSGPACK),
+        ("{}", Format.MSGPACK),
+        (b"\x93\x01\x02\x03", Format.MSGPACK),
+        ("[1]", Format.JSON),
+        (b"{}", Format.JSON),
+        ("{", Format.JSON),
+    ],
+)
+def test_bad_frames_are_refused(frame: bytes | str, fmt: Format) -> None:
+    with pytest.raises(FrameError):
+        decode(frame, fmt)
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_shared_encoder_frames_equal_plain_encoding_for_every_game(fmt):
+    from rules import all_games
+    from server.wire import SharedEncoder
+
+    for game in all_games().values():
+        if game.id not in ("numberswap", "warp99", "floor"):
+            continue
+        state = game.new_game(game.max_seats, None, 3)
+        seats = [*range(game.max_seats), None]
+        info = {"code": "ABCDE", "seats": [{"seat": s} for s in range(game.max_seats)]}
+        messages = [
+            {"type": "state", "version": 1, "you": s, "room": info, "view": v}
+            for s, v in zip(seats, game.views(state, seats), strict=True)
+        ]
+        encoder = SharedEncoder(fmt)
+        assert [encoder.encode(m) for m in messages] == [encode(m, fmt) for m in messages]

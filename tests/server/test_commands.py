@@ -1,0 +1,187 @@
+"""Pure room transitions: each rule of seats, hosts, phases and sequence numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules.errors import IllegalAction, NotYourTurn
+from server import commands, rooms
+from server.errors import RoomError, Stale
+from server.rooms import Phase, Room
+
+NAME_MAX = 24
+
+
+def lobby(n: int, **options: object) -> Room:
+    room = rooms.new_room("ABCDE", "toy", {"hand": 2, **options}, 0.0, now=0.0)
+    for i in range(n):
+        room = commands.join(room, f"P{i}", f"hash{i}", 1.0, name_max=NAME_MAX).room
+    return room
+
+
+def playing(n: int = 2) -> Room:
+    room = lobby(n)
+    return commands.start(room, room.host, seed=5, now=2.0).room
+
+
+class _Refused:
+    """``with _Refused(code):`` — the block must raise a RoomError with that code."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> bool:
+        assert isinstance(exc, RoomError), f"expected a refusal {self.code}, got {exc!r}"
+        assert exc.code == self.code, exc
+        return True
+
+
+def test_first_to_join_is_host_and_every_change_bumps_the_version() -> None:
+    room = lobby(3)
+    assert room.host == room.seats[0].id
+    assert room.version == 4
+    assert [s.name for s in room.seats] == ["P0", "P1", "P2"]
+
+
+def test_names_are_cleaned_and_limited() -> None:
+    room = lobby(0)
+    joined = commands.join(room, "  Ann\x00 ", "h", 1.0, name_max=NAME_MAX)
+    assert joined.room.seats[0].name == "Ann"
+    with _Refused("bad_message"):
+        commands.join(room, " \t", "h", 1.0, name_max=NAME_MAX)
+    with _Refused("bad_message"):
+        commands.join(room, "x" * 25, "h", 1.0, name_max=NAME_MAX)
+
+
+def test_room_is_full_at_the_games_maximum() -> None:
+    room = lobby(8)
+    with _Refused("room_full"):
+        commands.join(room, "Nine", "h9", 1.0, name_max=NAME_MAX)
+    with _Refused("room_full"):
+        commands.add_bot(room, room.host, 1.0)
+
+
+def test_leaving_the_lobby_frees_the_seat_and_passes_host() -> None:
+    room = lobby(3)
+    host = room.host
+    assert host is not None
+    after = commands.leave(room, host, 3.0).room
+    assert [s.name for s in after.seats] == ["P1", "P2"]
+    assert after.host == after.seats[0].id
+
+
+def test_leaving_mid_game_hands_the_seat_to_a_bot() -> None:
+    room = playing(2)
+    leaver = room.seats[1]
+    after = commands.leave(room, leaver.id, 3.0).room
+    assert after.seats[1].bot and after.seats[1].name == leaver.name
+    assert after.seat_by_token(leaver.token_hash or "") is None
+    assert commands.bot_seats(after) == ([1] if room.game.to_act(room.state) == {1} else [])
+
+
+def test_host_passes_over_bots_and_to_nobody_if_no_humans() -> None:
+    room = lobby(1)
+    room = commands.add_bot(room, room.host, 2.0).room
+    after = commands.leave(room, room.seats[0].id, 3.0).room
+    assert after.host is None
+
+
+def test_only_host_may_use_host_powers() -> None:
+    room = lobby(2)
+    guest = room.seats[1].id
+    for call in (
+        lambda: commands.add_bot(room, guest, 1.0),
+        lambda: commands.lock(room, guest, True, 1.0),
+        lambda: commands.kick(room, guest, room.seats[0].id, 1.0),
+        lambda: commands.give_host(room, guest, guest, 1.0),
+        lambda: commands.start(room, guest, 1, 1.0),
+        lambda: commands.configure(room, guest, {}, None, 1.0, timer_range=(5, 600)),
+    ):
+        with _Refused("not_host"):
+            call()
+
+
+def test_options_are_validated_by_the_game() -> None:
+    room = lobby(2)
+    changed = commands.configure(room, room.host, {"hand": 4}, 30, 1.0, timer_range=(5, 600))
+    assert changed.room.options == {"hand": 4} and changed.room.turn_timer == 30
+    with pytest.raises(Exception, match="Invalid options"):
+        commands.configure(room, room.host, {"hand": 0}, None, 1.0, timer_range=(5, 600))
+    with _Refused("bad_message"):
+        commands.configure(room, room.host, None, 1, 1.0, timer_range=(5, 600))
+
+
+def test_start_needs_enough_seats() -> None:
+    room = lobby(1)
+    with pytest.raises(Exception, match="2 to 8"):
+        commands.start(room, room.host, 1, 1.0)
+
+
+def test_actions_apply_at_most_once_per_sequence_number() -> None:
+    room = playing(2)
+    seat = sorted(room.game.to_act(room.state))[0]
+    sid = room.seats[seat].id
+    action = room.game.dump_action(room.game.legal_actions(room.state, seat)[0])
+    first = commands.act(room, sid, 1, action, 3.0)
+    assert first.entry is not None and first.room.seats[seat].last_seq == 1
+    again = commands.act(first.room, sid, 1, action, 4.0)
+    assert again.entry is None and again.room is first.room
+
+
+def test_rules_refusals_pass_through() -> None:
+    room = playing(2)
+    seat = sorted(room.game.to_act(room.state))[0]
+    other = room.seats[1 - seat].id
+    hand = room.state.hands[1 - seat]
+    with pytest.raises(NotYourTurn):
+        commands.act(room, other, 1, {"type": "play", "card": hand[0]}, 3.0)
+    with pytest.raises(IllegalAction):
+        commands.act(room, room.seats[seat].id, 1, {"type": "play", "card": 999}, 3.0)
+
+
+def test_bot_move_is_bound_to_the_version_it_was_planned_for() -> None:
+    room = lobby(1)
+    room = commands.add_bot(room, room.host, 1.0).room
+    room = commands.start(room, room.host, seed=9, now=2.0).room
+    human_first = 0 in room.game.to_act(room.state)
+    if human_first:
+        seat = room.seats[0]
+        action = room.game.dump_action(room.game.legal_actions(room.state, 0)[0])
+        room = commands.act(room, seat.id, 1, action, 3.0).room
+    assert commands.bot_seats(room) == [1]
+    moved = commands.bot_move(room, room.version, 4.0)
+    assert moved.entry is not None and moved.entry["kind"] == "bot"
+    with pytest.raises(Stale):
+        commands.bot_move(moved.room, room.version, 5.0)
+
+
+def test_game_end_finishes_the_room_and_rematch_restarts_it() -> None:
+    room = playing(2)
+    seq = 0
+    while room.phase is Phase.PLAYING:
+        seat = sorted(room.game.to_act(room.state))[0]
+        seq += 1
+        action = room.game.dump_action(room.game.legal_actions(room.state, seat)[0])
+        room = commands.act(room, room.seats[seat].id, seq, action, 3.0).room
+    assert room.phase is Phase.FINISHED
+    with _Refused("game_over"):
+        commands.act(room, room.seats[0].id, seq + 1, {"type": "play", "card": 1}, 4.0)
+    again = commands.start(room, room.host, seed=6, now=5.0)
+    assert again.entry is not None and again.entry["kind"] == "rematch"
+    assert again.room.phase is Phase.PLAYING and again.room.round == 2
+
+
+def test_record_round_trips_through_its_stored_form() -> None:
+    room = playing(3)
+    room = commands.chat(room, room.seats[0].id, "hi", 3.0, limit=200, keep=50).room
+    assert rooms.decode(rooms.encode(room)) == room
+
+
+def test_chat_keeps_only_the_last_messages() -> None:
+    room = lobby(1)
+    for i in range(5):
+        room = commands.chat(room, room.seats[0].id, f"m{i}", 1.0, limit=200, keep=3).room
+    assert [c.text for c in room.chat] == ["m2", "m3", "m4"] and room.chat_total == 5

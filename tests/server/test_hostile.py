@@ -1,0 +1,259 @@
+"""Hostile input: every bad frame or forbidden request gets an error with a code, answered to
+the sender only, and the room's version does not move."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+from rules.codec import pack
+from server.memory_store import MemoryStore
+from tests.server.driver import seat_clients, start
+from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Table:
+    server: RunningServer
+    code: str
+    players: list[Client]
+    clock: Clock
+
+    async def version(self) -> int:
+        stored = await self.server.instance.store.load(self.code)
+        assert stored is not None
+        return stored.version
+
+    def to_move(self) -> tuple[Client, Client]:
+        """(the seat to act, another seat) by the latest view."""
+        state = self.players[0].state
+        assert state is not None
+        turn = state["view"]["to_act"][0]
+        return self.players[turn], self.players[1 - turn]
+
+
+SETTINGS = replace(TEST_SETTINGS, max_frame=1024, flood_rate=5.0, flood_burst=10.0, max_strikes=5)
+
+
+@pytest.fixture
+async def table() -> AsyncIterator[Table]:
+    clock = Clock()
+    async with serve(SETTINGS, MemoryStore(clock=clock)) as server:
+        code = await create_room(server.http, "toy")
+        players = await seat_clients([server.ws], code, 2)
+        await start(players[0])
+        await players[1].state_at_least(players[0].state["version"])  # type: ignore[index]
+        yield Table(server, code, players, clock)
+
+
+async def refused(table: Table, client: Client, frame: Any, code: str, raw: bool = False) -> None:
+    before = await table.version()
+    if raw:
+        await client.send_raw(frame)
+    else:
+        await client.send(frame)
+    message = await client.error(code)
+    assert message["message"], "every error carries a readable text"
+    assert await table.version() == before, "a refused message never moves the room"
+
+
+async def test_malformed_msgpack_frame(table: Table) -> None:
+    await refused(table, table.players[0], b"\xc1\xff\x00", "bad_frame", raw=True)
+
+
+async def test_text_frame_on_a_msgpack_connection(table: Table) -> None:
+    await refused(table, table.players[0], '{"type":"sync"}', "bad_frame", raw=True)
+
+
+async def test_malformed_json_frame(table: Table) -> None:
+    client = await Client.open(table.server.ws, table.code, "json")
+    await refused(table, client, "{not json", "bad_frame", raw=True)
+    await refused(table, client, pack({"type": "watch"}), "bad_frame", raw=True)
+
+
+async def test_message_that_is_not_an_object(table: Table) -> None:
+    await refused(table, table.players[0], [1, 2, 3], "bad_frame")
+
+
+async def test_unknown_and_missing_message_type(table: Table) -> None:
+    await refused(table, table.players[0], {"type": "teleport"}, "unknown_type")
+    await refused(table, table.players[0], {"seq": 1}, "unknown_type")
+
+
+async def test_malformed_message_fields(table: Table) -> None:
+    mover, _ = table.to_move()
+    action = {"type": "play", "card": 1}
+    await refused(table, mover, {"type": "act", "seq": "1", "action": action}, "bad_message")
+    await refused(table, mover, {"type": "act", "seq": 0, "action": action}, "bad_message")
+    await refused(table, mover, {"type": "act", "seq": 1}, "bad_message")
+    await refused(table, mover, {"type": "chat", "text": "hi", "extra": 1}, "bad_message")
+
+
+async def test_oversized_frame_is_refused_and_closes_with_1009(table: Table) -> None:
+    client = table.players[0]
+    await refused(table, client, {"type": "chat", "text": "x" * 2000}, "too_big")
+    with pytest.raises(ConnectionClosed):
+        await client.recv()
+    assert client.ws.close_code == 1009
+
+
+async def test_missing_and_wrong_token(table: Table) -> None:
+    client = await Client.open(table.server.ws, table.code)
+    await refused(table, client, {"type": "resume"}, "bad_message")
+    await refused(table, client, {"type": "resume", "token": "not-a-real-token"}, "bad_token")
+
+
+async def test_acting_before_joining(table: Table) -> None:
+    client = await Client.open(table.server.ws, table.code)
+    action = {"type": "play", "card": 1}
+    await refused(table, client, {"type": "act", "seq": 1, "action": action}, "not_joined")
+    await refused(table, client, {"type": "start"}, "not_joined")
+
+
+async def test_acting_for_another_seat(table: Table) -> None:
+    mover, other = table.to_move()
+    legal = mover.state["view"]["legal"]  # type: ignore[index]
+    seat = mover.state["you"]  # type: ignore[index]
+    message = {"type": "act", "seq": 1, "action": legal[0], "seat": seat}
+    await refused(table, other, message, "not_your_seat")
+
+
+async def test_not_your_turn(table: Table) -> None:
+    _, other = table.to_move()
+    hand = other.state["view"]["hand"]  # type: ignore[index]
+    message = {"type": "act", "seq": 1, "action": {"type": "play", "card": hand[0]}}
+    await refused(table, other, message, "not_your_turn")
+
+
+async def test_illegal_and_invalid_actions(table: Table) -> None:
+    mover, _ = table.to_move()
+    hand = mover.state["view"]["hand"]  # type: ignore[index]
+    missing = next(c for c in range(1, 100) if c not in hand)
+    play = {"type": "play", "card": missing}
+    await refused(table, mover, {"type": "act", "seq": 1, "action": play}, "illegal_action")
+    bogus = {"type": "fly", "card": 1}
+    await refused(table, mover, {"type": "act", "seq": 2, "action": bogus}, "invalid_action")
+    error = await refused_error(table, mover, {"type": "act", "seq": 3, "action": {"x": 1}})
+    assert error["code"] == "invalid_action" and error["seq"] == 3
+
+
+async def refused_error(table: Table, client: Client, frame: Any) -> dict[str, Any]:
+    before = await table.version()
+    await client.send(frame)
+    message = await client.error()
+    assert await table.version() == before
+    return message
+
+
+async def test_host_commands_from_a_guest(table: Table) -> None:
+    guest = table.players[1]
+    await refused(table, guest, {"type": "lock", "locked": True}, "not_host")
+    await refused(table, guest, {"type": "kick", "id": 1}, "not_host")
+    await refused(table, guest, {"type": "rematch"}, "not_host")
+
+
+async def test_wrong_phase_commands(table: Table) -> None:
+    host = table.players[0]
+    await refused(table, host, {"type": "start"}, "wrong_phase")
+    await refused(table, host, {"type": "add_bot"}, "wrong_phase")
+    await refused(table, host, {"type": "join", "name": "again"}, "already_joined")
+
+
+async def test_joining_a_game_in_progress(table: Table) -> None:
+    late = await Client.open(table.server.ws, table.code)
+    await refused(table, late, {"type": "join", "name": "Late"}, "in_progress")
+
+
+async def test_joining_a_full_room(table: Table) -> None:
+    code = await create_room(table.server.http, "toy")
+    host = (await seat_clients([table.server.ws], code, 1))[0]
+    for _ in range(7):
+        await host.send({"type": "add_bot"})
+    await host.until(lambda m: m["type"] == "state" and len(m["room"]["seats"]) == 8)
+    late = await Client.open(table.server.ws, code)
+    await table_for(table, code).check(late, {"type": "join", "name": "Nine"}, "room_full")
+
+
+async def test_joining_a_locked_room(table: Table) -> None:
+    code = await create_room(table.server.http, "toy")
+    host = (await seat_clients([table.server.ws], code, 1))[0]
+    await host.send({"type": "lock", "locked": True})
+    await host.until(lambda m: m["type"] == "state" and m["room"]["locked"])
+    late = await Client.open(table.server.ws, code)
+    await table_for(table, code).check(late, {"type": "join", "name": "Late"}, "room_locked")
+
+
+async def test_unknown_room(table: Table) -> None:
+    for code in ("ZZZZZ", "not-a-code"):
+        client = await Client.open(table.server.ws, code)
+        if code == "ZZZZZ":
+            await client.send({"type": "join", "name": "Who"})
+        await client.error("no_room")
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
+        assert client.ws.close_code == 4004
+
+
+async def test_expired_room(table: Table) -> None:
+    table.clock.now += SETTINGS.room_ttl + 1
+    client = await Client.open(table.server.ws, table.code)
+    await client.send({"type": "watch"})
+    await client.error("no_room")
+    mover, _ = table.to_move()
+    await mover.act(mover.state["view"]["legal"][0])  # type: ignore[index]
+    await mover.error("no_room")
+
+
+async def test_flooding_is_refused_then_closed_with_1008(table: Table) -> None:
+    client = await Client.open(table.server.ws, table.code)
+    before = await table.version()
+    for _ in range(30):
+        await client.send({"type": "sync"})
+    codes = []
+    with pytest.raises(ConnectionClosed):
+        while True:
+            message = await client.recv()
+            if message["type"] == "error":
+                codes.append(message["code"])
+    assert "flood" in codes
+    assert client.ws.close_code == 1008
+    assert await table.version() == before
+
+
+async def test_foreign_origin_is_refused(table: Table) -> None:
+    with pytest.raises(InvalidStatus) as refused_:
+        await Client.open(table.server.ws, table.code, origin="https://evil.example")
+    assert refused_.value.response.status_code == 403
+    same = f"http://127.0.0.1:{table.server.port}"
+    ok = await Client.open(table.server.ws, table.code, origin=same)
+    await ok.watch()
+
+
+@dataclass
+class _Other:
+    table: Table
+    code: str
+
+    async def check(self, client: Client, frame: Any, code: str) -> None:
+        store = self.table.server.instance.store
+        before = await store.load(self.code)
+        await client.send(frame)
+        await client.error(code)
+        after = await store.load(self.code)
+        assert before is not None and after is not None and after.version == before.version
+
+
+def table_for(table: Table, code: str) -> _Other:
+    return _Other(table, code)

@@ -1,0 +1,107 @@
+"""The HTTP API: create, summary, list, games, health, metrics, the static client."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import httpx
+
+from server import codes
+from server.redis_store import RedisStore
+from tests.server.driver import seat_clients, start
+from tests.server.harness import TEST_SETTINGS, serve
+
+
+async def test_create_and_summarise_a_room() -> None:
+    async with serve(TEST_SETTINGS) as server, httpx.AsyncClient(base_url=server.http) as http:
+        created = await http.post("/api/rooms", json={"game": "toy", "options": {"hand": 2}})
+        assert created.status_code == 201
+        body = created.json()
+        code = body["code"]
+        assert codes.normalize(code) == code and len(code) == 5
+        assert not set(code) & set("0O1I")
+        assert body["ws"] == f"/ws/{code}" and body["phase"] == "lobby"
+        await seat_clients([server.ws], code, 2)
+        summary = (await http.get(f"/api/rooms/{code.lower()}")).json()
+        assert summary["options"] == {"hand": 2}
+        assert [(s["name"], s["connected"]) for s in summary["seats"]] == [
+            ("P0", True),
+            ("P1", True),
+        ]
+        listed = (await http.get("/api/rooms")).json()
+        assert [r["code"] for r in listed] == [code]
+
+
+async def test_create_refuses_bad_requests() -> None:
+    async with serve(TEST_SETTINGS) as server, httpx.AsyncClient(base_url=server.http) as http:
+        for body, code in (
+            ({"game": "chess"}, "bad_message"),
+            ({"game": "toy", "options": {"hand": 99}}, "invalid_options"),
+            ({"game": "toy", "options": {"colour": 1}}, "invalid_options"),
+            ({"game": "toy", "turn_timer": 0.001}, "bad_message"),
+            ({"options": {}}, "bad_message"),
+        ):
+            response = await http.post("/api/rooms", json=body)
+            assert response.status_code == 400 and response.json()["code"] == code, body
+        response = await http.post("/api/rooms", content=b"[1,2")
+        assert response.status_code == 400
+        response = await http.post("/api/rooms", content=b"x" * 20000)
+        assert response.status_code == 413
+        assert (await http.get("/api/rooms/ZZZZZ")).status_code == 404
+        assert (await http.get("/api/rooms/0O1I0")).status_code == 404
+
+
+async def test_games_healthz_metrics_and_static_client(redis_clean: str) -> None:
+    async with (
+        serve(TEST_SETTINGS, RedisStore(redis_clean)) as server,
+        httpx.AsyncClient(base_url=server.http) as http,
+    ):
+        games = {g["id"] for g in (await http.get("/api/games")).json()}
+        assert "toy" in games
+        health = (await http.get("/healthz")).json()
+        assert health["ok"] and health["store"] == "redis"
+        code = (await http.post("/api/rooms", json={"game": "toy"})).json()["code"]
+        clients = await seat_clients([server.ws], code, 2)
+        await start(clients[0])
+        await clients[0].send({"type": "teleport"})
+        await clients[0].error("unknown_type")
+        text = (await http.get("/metrics")).text
+        assert "parlor_rooms_created_total 1" in text
+        assert "parlor_connections 2" in text
+        assert 'parlor_errors_total{code="unknown_type"} 1' in text
+        assert "parlor_action_seconds_bucket" in text
+        index = await http.get("/")
+        assert index.status_code == 200 and "text/html" in index.headers["content-type"]
+
+
+async def test_healthz_reports_a_dead_store(redis_url: str) -> None:
+    store = RedisStore(redis_url)
+    async with serve(TEST_SETTINGS, store) as server, httpx.AsyncClient(base_url=server.http) as h:
+        assert (await h.get("/healthz")).status_code == 200
+        # Point the store at a port where nothing listens (and do not retry for long).
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        store._redis = aioredis.Redis(
+            host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+        )
+        response = await h.get("/healthz")
+        assert response.status_code == 503 and response.json()["ok"] is False
+
+
+async def test_room_creation_is_rate_limited_per_client_address() -> None:
+    settings = replace(TEST_SETTINGS, create_rate=0.001, create_burst=3)
+    async with serve(settings) as server, httpx.AsyncClient(base_url=server.http) as http:
+        made = [await http.post("/api/rooms", json={"game": "toy"}) for _ in range(3)]
+        assert [r.status_code for r in made] == [201, 201, 201]
+        refused = await http.post("/api/rooms", json={"game": "toy"})
+        assert refused.status_code == 429
+        assert refused.json()["code"] == "flood" and "rooms" in refused.json()["message"]
+        # Another address (as the proxy reports it) still may.
+        other = await http.post(
+            "/api/rooms", json={"game": "toy"}, headers={"x-forwarded-for": "203.0.113.9"}
+        )
+        assert other.status_code == 201
+        metrics = (await http.get("/metrics")).text
+        assert 'parlor_errors_total{code="flood"} 1' in metrics

@@ -1,0 +1,173 @@
+"""The one storage contract, run against both backends (memory and a real redis-server)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+
+from server import keys
+from server.memory_store import MemoryStore
+from server.redis_store import RedisStore
+from server.store import Notice, NoticeKind, RoomMissing, Store, VersionConflict
+from tests.server.harness import flush
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(
+    request: pytest.FixtureRequest, clock: Clock, redis_url: str
+) -> AsyncIterator[Store]:
+    made: Store
+    if request.param == "redis":
+        await flush(redis_url)
+        made = RedisStore(redis_url)
+    else:
+        made = MemoryStore(clock=clock)
+    notices: asyncio.Queue[Notice] = asyncio.Queue()
+    await made.open(notices.put_nowait)
+    made.notices = notices  # type: ignore[attr-defined]
+    yield made
+    await made.close()
+
+
+async def expire(store: Store, code: str, clock: Clock) -> None:
+    """Make the room's time run out (for real, in Redis) and wait until the store agrees."""
+    if isinstance(store, MemoryStore):
+        clock.now += 10**6
+    else:
+        client = aioredis.Redis.from_url(store._url)
+        await client.pexpire(keys.room(code), 1)
+        await client.aclose()
+    async with asyncio.timeout(5):
+        while await store.load(code) is not None:
+            await asyncio.sleep(0.005)
+
+
+def notice(code: str, version: int) -> Notice:
+    return Notice(NoticeKind.CHANGE, code, version, "test")
+
+
+async def test_create_is_exclusive_per_code(store: Store) -> None:
+    assert await store.create("ABCDE", b"one", b"e1", 60)
+    assert not await store.create("ABCDE", b"two", b"e2", 60)
+    stored = await store.load("ABCDE")
+    assert stored is not None and (stored.version, stored.data) == (1, b"one")
+
+
+async def test_load_of_unknown_room_is_none(store: Store) -> None:
+    assert await store.load("ZZZZZ") is None
+    assert await store.ttl("ZZZZZ") is None
+    assert await store.log("ZZZZZ") == []
+
+
+async def test_save_is_compare_and_set_on_version(store: Store) -> None:
+    await store.create("ABCDE", b"v1", b"e1", 60)
+    await store.save("ABCDE", 1, b"v2", b"e2", 60, notice("ABCDE", 2))
+    with pytest.raises(VersionConflict):
+        await store.save("ABCDE", 1, b"lost", b"lost", 60, notice("ABCDE", 2))
+    stored = await store.load("ABCDE")
+    assert stored is not None and (stored.version, stored.data) == (2, b"v2")
+    assert await store.log("ABCDE") == [(1, b"e1"), (2, b"e2")]
+
+
+async def test_save_of_missing_room_fails(store: Store) -> None:
+    with pytest.raises(RoomMissing):
+        await store.save("NOPE2", 1, b"x", b"x", 60, notice("NOPE2", 2))
+
+
+async def test_concurrent_saves_exactly_one_wins(store: Store) -> None:
+    await store.create("RACES", b"v1", b"e1", 60)
+
+    async def attempt(i: int) -> bool:
+        try:
+            await store.save("RACES", 1, f"d{i}".encode(), f"e{i}".encode(), 60, notice("R", 2))
+            return True
+        except VersionConflict:
+            return False
+
+    results = await asyncio.gather(*(attempt(i) for i in range(20)))
+    assert sum(results) == 1
+    log = await store.log("RACES")
+    assert len(log) == 2
+    stored = await store.load("RACES")
+    assert stored is not None and stored.data == b"d%d" % results.index(True)
+
+
+async def test_save_publishes_a_notice(store: Store) -> None:
+    await store.create("NOTES", b"v1", b"e1", 60)
+    await store.save("NOTES", 1, b"v2", b"e2", 60, notice("NOTES", 2))
+    got = await asyncio.wait_for(store.notices.get(), 5)  # type: ignore[attr-defined]
+    assert got == notice("NOTES", 2)
+
+
+async def test_failed_save_publishes_nothing(store: Store) -> None:
+    await store.create("QUIET", b"v1", b"e1", 60)
+    with pytest.raises(VersionConflict):
+        await store.save("QUIET", 7, b"x", b"x", 60, notice("QUIET", 8))
+    await store.save("QUIET", 1, b"v2", b"e2", 60, notice("QUIET", 2))
+    got = await asyncio.wait_for(store.notices.get(), 5)  # type: ignore[attr-defined]
+    assert got.version == 2
+
+
+async def test_save_refreshes_time_to_live(store: Store) -> None:
+    await store.create("TTLS1", b"v1", b"e1", 60)
+    ttl = await store.ttl("TTLS1")
+    assert ttl is not None and 50 < ttl <= 60
+    await store.save("TTLS1", 1, b"v2", b"e2", 86400, notice("TTLS1", 2))
+    ttl = await store.ttl("TTLS1")
+    assert ttl is not None and 86000 < ttl <= 86400
+
+
+async def test_expired_room_is_gone_and_its_code_free(store: Store, clock: Clock) -> None:
+    await store.create("GONE2", b"v1", b"e1", 60)
+    await store.save("GONE2", 1, b"v2", b"e2", 60, notice("GONE2", 2))
+    await expire(store, "GONE2", clock)
+    with pytest.raises(RoomMissing):
+        await store.save("GONE2", 2, b"v3", b"e3", 60, notice("GONE2", 3))
+    assert await store.create("GONE2", b"new", b"n1", 60)
+    assert await store.log("GONE2") == [(1, b"n1")], "an old log never leaks into a new room"
+
+
+async def test_presence_is_the_union_of_live_claims(store: Store) -> None:
+    await store.create("HERE2", b"v1", b"e1", 60)
+    await store.set_presence("HERE2", "a", [1, 2], 30, None)
+    await store.set_presence("HERE2", "b", [2, 5], 30, None)
+    assert await store.presence("HERE2") == {1, 2, 5}
+    await store.set_presence("HERE2", "b", [], 30, None)
+    assert await store.presence("HERE2") == {1, 2}
+    await store.set_presence("HERE2", "a", [9], -1, None)  # a claim that already lapsed
+    assert await store.presence("HERE2") == set()
+
+
+async def test_presence_change_can_notify(store: Store) -> None:
+    await store.create("HERE3", b"v1", b"e1", 60)
+    sent = Notice(NoticeKind.PRESENCE, "HERE3", 0, "a")
+    await store.set_presence("HERE3", "a", [1], 30, sent)
+    assert await asyncio.wait_for(store.notices.get(), 5) == sent  # type: ignore[attr-defined]
+
+
+async def test_codes_lists_live_rooms(store: Store) -> None:
+    for code in ("AAAAA", "BBBBB", "CCCCC"):
+        await store.create(code, b"v", b"e", 60)
+    assert sorted(await store.codes(100)) == ["AAAAA", "BBBBB", "CCCCC"]
+    assert len(await store.codes(2)) == 2
+
+
+def test_notice_round_trips() -> None:
+    sent = Notice(NoticeKind.CHANGE, "ABCDE", 12, "inst 1")
+    assert Notice.decode(sent.encode()) == sent
