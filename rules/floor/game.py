@@ -7,6 +7,7 @@ them, and ``tests/rules/floor`` pins each one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rules.contract import ActionModel, Event, Game, GameOptions, Result, View
@@ -15,7 +16,7 @@ from rules.floor.actions import Action, AnyAction
 from rules.floor.cards import CARDS, DECK, Kind
 from rules.floor.options import expand, options, to_wire
 from rules.floor.state import Phase, State
-from rules.floor.views import seat_view
+from rules.floor.views import public_view, seat_view, with_hand
 from rules.rng import Rng
 
 HAND_SIZE = 7
@@ -104,6 +105,11 @@ class Floor(Game[State, ActionModel]):
 
     def seat_view(self, state: State, seat: int | None) -> View:
         return seat_view(state, seat)
+
+    def seat_views(self, state: State, seats: Sequence[int | None]) -> list[View]:
+        # Only the hand differs between seats: build the public part once.
+        public = public_view(state)
+        return [with_hand(public, state, seat) for seat in seats]
 
     def result(self, state: State) -> Result | None:
         return state.outcome

@@ -23,13 +23,14 @@ def _pending(state: State) -> dict[str, Any] | None:
     return None
 
 
-def seat_view(state: State, seat: int | None) -> dict[str, Any]:
+def public_view(state: State) -> dict[str, Any]:
+    """Everything every seat sees alike."""
     shape = state.floor_shape
     return {
         "phase": state.phase.value,
         "turn": None if state.phase is Phase.OVER else state.turn,
         "direction": state.direction,
-        "hand": None if seat is None else [card_wire(c) for c in state.hands[seat]],
+        "hand": None,
         "hand_sizes": [len(hand) for hand in state.hands],
         "floor": {
             "shape": None if shape is None else shape.value,
@@ -42,3 +43,15 @@ def seat_view(state: State, seat: int | None) -> dict[str, Any]:
         "discard_size": len(state.discard),
         "passes": state.passes,
     }
+
+
+def with_hand(public: dict[str, Any], state: State, seat: int | None) -> dict[str, Any]:
+    """``seat``'s view from the shared part: a shallow copy plus its own hand."""
+    view = dict(public)
+    if seat is not None:
+        view["hand"] = [card_wire(c) for c in state.hands[seat]]
+    return view
+
+
+def seat_view(state: State, seat: int | None) -> dict[str, Any]:
+    return with_hand(public_view(state), state, seat)

@@ -24,7 +24,7 @@ from rules.floor.actions import (
 )
 from rules.floor.cards import Shape
 from rules.floor.state import Phase
-from tests.rules.floor.build import (
+from tests.rules.floor.helpers import (
     CIRCLE,
     STAR,
     act,

@@ -7,7 +7,7 @@ from rules.floor import GAME
 from rules.floor.cards import CARDS, DECK, Kind, Op, Shape
 from rules.floor.game import deal
 from rules.floor.state import Phase
-from tests.rules.floor.build import (
+from tests.rules.floor.helpers import (
     CIRCLE,
     STAR,
     TRIANGLE,

@@ -9,7 +9,7 @@ from typing import Any
 from rules.errors import GameOver, IllegalAction
 from rules.floor import GAME
 from rules.floor.state import Phase, State
-from tests.rules.floor.build import (
+from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,

@@ -15,7 +15,7 @@ from typing import Any
 
 from rules.floor import GAME
 from tests.rules.conformance import play_random_game, replay
-from tests.rules.floor.harness import HARNESS
+from tests.rules.floor.helpers import HARNESS
 
 GOLDEN = Path(__file__).with_name("golden_3_seats.json")
 SEATS, SEED = 3, 13

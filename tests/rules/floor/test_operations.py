@@ -5,7 +5,7 @@ import pytest
 from rules.errors import IllegalAction
 from rules.floor.cards import Op, operate
 from rules.floor.state import Phase
-from tests.rules.floor.build import (
+from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,

@@ -18,7 +18,7 @@ from rules.floor.state import Phase, State
 from rules.rng import Rng
 from tests.rules.conformance import check_state, play_random_game, replay
 from tests.rules.floor.client import expand_legal, pick_from_legal
-from tests.rules.floor.harness import HARNESS, cards
+from tests.rules.floor.helpers import HARNESS, cards
 
 SEATS = st.integers(min_value=2, max_value=8)
 SEEDS = st.integers(min_value=0, max_value=2**32)

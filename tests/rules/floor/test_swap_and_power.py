@@ -2,7 +2,7 @@
 
 from rules.errors import IllegalAction, WrongPhase
 from rules.floor.state import Phase
-from tests.rules.floor.build import (
+from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,

@@ -3,7 +3,7 @@
 from rules.codec import is_wire_clean
 from rules.floor import GAME
 from rules.floor.state import Phase
-from tests.rules.floor.build import (
+from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,

@@ -1,4 +1,6 @@
-"""Build Floor positions by hand, so each test pins exactly one rule.
+"""Shared pieces of the Floor tests: the conformance harness and hand-built positions.
+
+Positions are built by hand so that each test pins exactly one rule.
 
 Cards are named by what they are (``num(STAR, 3)``, ``add()``, ``take2(CIRCLE)``). Every card
 not placed explicitly goes to the draw pile (or, when the draw pile is given, under the top of
@@ -8,7 +10,10 @@ out of the game: positions about empty piles need a table with nothing left to d
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import pytest
@@ -20,6 +25,7 @@ from rules.floor.cards import (
     DECK,
     Op,
     Shape,
+    deck_counter,
     freeze_id,
     number_id,
     op_id,
@@ -29,6 +35,7 @@ from rules.floor.cards import (
 )
 from rules.floor.state import Phase, State
 from rules.rng import Rng
+from tests.rules.conformance import Harness
 
 CIRCLE, TRIANGLE, SQUARE, STAR = Shape.CIRCLE, Shape.TRIANGLE, Shape.SQUARE, Shape.STAR
 
@@ -132,3 +139,41 @@ def refused(
 
 def legal(state: State, seat: int) -> list[dict[str, Any]]:
     return [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)]
+
+
+# -- the conformance harness ---------------------------------------------------------------
+
+
+def cards(state: State) -> Counter[Hashable]:
+    counted: Counter[Hashable] = Counter()
+    for hand in state.hands:
+        counted.update(hand)
+    counted.update(state.draw)
+    counted.update(state.discard)
+    return counted
+
+
+def permute_hidden(state: State, seat: int | None, rnd: random.Random) -> State:
+    """Shuffle what ``seat`` cannot see: other hands, the draw pile, the discard under its top."""
+    hidden: list[int] = []
+    for s, hand in enumerate(state.hands):
+        if s != seat:
+            hidden.extend(hand)
+    hidden.extend(state.draw)
+    hidden.extend(state.discard[:-1])
+    rnd.shuffle(hidden)
+    rest = iter(hidden)
+    hands = tuple(
+        hand if s == seat else tuple(sorted(next(rest) for _ in hand))
+        for s, hand in enumerate(state.hands)
+    )
+    draw = tuple(next(rest) for _ in state.draw)
+    under = tuple(next(rest) for _ in state.discard[:-1])
+    return replace(state, hands=hands, draw=draw, discard=(*under, *state.discard[-1:]))
+
+
+def _deck(state: Any) -> Counter[Hashable]:
+    return Counter(deck_counter())
+
+
+HARNESS = Harness(game=GAME, cards=cards, deck=_deck, permute_hidden=permute_hidden)
