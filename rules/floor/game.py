@@ -15,6 +15,7 @@ from rules.floor import moves
 from rules.floor.actions import Action, AnyAction
 from rules.floor.cards import CARDS, DECK, Kind
 from rules.floor.options import expand, options, to_wire
+from rules.floor.policy import choose
 from rules.floor.state import Phase, State
 from rules.floor.views import public_view, seat_view, with_hand
 from rules.rng import Rng
@@ -110,6 +111,9 @@ class Floor(Game[State, ActionModel]):
         # Only the hand differs between seats: build the public part once.
         public = public_view(state)
         return [with_hand(public, state, seat) for seat in seats]
+
+    def bot_action(self, state: State, seat: int, rng: Rng) -> ActionModel:
+        return choose(state, seat)
 
     def result(self, state: State) -> Result | None:
         return state.outcome
