@@ -52,7 +52,7 @@ def deal(seats: int, seed: int) -> State:
         direction=1,
         stack=0,
         by=None,
-        grab=opener.kind in (Kind.POWER, Kind.SWAP),
+        opening=True,
         passes=0,
         outcome=None,
     )

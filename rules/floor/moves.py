@@ -2,7 +2,8 @@
 
 Every refusal is an :class:`~rules.errors.IllegalAction` (or :class:`~rules.errors.WrongPhase`)
 whose message tells the player what the rule is. Nothing here searches the list of legal
-actions; :mod:`rules.floor.options` and this module are kept in step by the property tests.
+actions (only a pass asks whether anything else is open, which is its rule);
+:mod:`rules.floor.options` and this module are kept in step by the property tests.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from rules.floor.actions import (
     ReverseBack,
 )
 from rules.floor.cards import CARDS, Kind, Shape, operate
-from rules.floor.options import options, shapes_of
+from rules.floor.options import grabbable, options, shapes_of
 from rules.floor.state import (
     Phase,
     State,
@@ -121,7 +122,7 @@ def _finish(state: State, winners: tuple[int, ...], reason: str) -> tuple[State,
 def _lay_down(state: State, seat: int, cards: tuple[int, ...]) -> State:
     """``cards`` leave the hand onto the discard pile, in that order (the last is on top)."""
     hands = replace_at(state.hands, seat, without(state.hands[seat], cards))
-    return replace(state, hands=hands, discard=(*state.discard, *cards), grab=False, passes=0)
+    return replace(state, hands=hands, discard=(*state.discard, *cards), opening=False, passes=0)
 
 
 def _won(state: State, seat: int) -> bool:
@@ -219,7 +220,7 @@ def _draw(state: State, seat: int) -> tuple[State, list[Event]]:
         )
     count = state.stack if state.phase is Phase.TAKE else 1
     phase = state.phase
-    state, events = _take_from_pile(replace(state, grab=False, passes=0), seat, count)
+    state, events = _take_from_pile(replace(state, opening=False, passes=0), seat, count)
     if phase is Phase.FREEZE:
         events.insert(0, {"type": "stayed_frozen", "seat": seat})
     return _pass_turn(state, seat, events)
@@ -240,7 +241,7 @@ def _pass(state: State, seat: int) -> tuple[State, list[Event]]:
             "Stalemate: for a full round nobody could play or draw; fewest cards win",
         )
         return state, events + more
-    return _pass_turn(replace(state, passes=passes, grab=False), seat, events)
+    return _pass_turn(replace(state, passes=passes, opening=False), seat, events)
 
 
 def _frozen(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
@@ -318,27 +319,25 @@ def _open_play(state: State, seat: int, action: AnyAction) -> tuple[State, list[
 
 
 def _grab(state: State, seat: int) -> tuple[State, list[Event]]:
-    if not state.grab:
-        top = state.discard[-1] if state.discard else None
-        if top is not None and CARDS[top].kind not in (Kind.POWER, Kind.SWAP):
-            raise IllegalAction(
-                f"A {CARDS[top].describe()} opener cannot be grabbed: only a Power or a Swap "
-                "can, as the first action of the game"
-            )
+    if not state.opening:
         raise IllegalAction("The opener can be grabbed only as the first action of the game")
     card = state.discard[-1]
+    if not grabbable(card):
+        raise IllegalAction(
+            f"A {CARDS[card].describe()} opener cannot be grabbed: only a Power or a Swap can"
+        )
     hands = replace_at(state.hands, seat, with_cards(state.hands[seat], (card,)))
-    state = replace(state, hands=hands, discard=state.discard[:-1], grab=False, passes=0)
+    state = replace(state, hands=hands, discard=state.discard[:-1], opening=False, passes=0)
     return _pass_turn(state, seat, [{"type": "grabbed", "seat": seat, "card": card}])
 
 
 def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[Event]]:
     cards = action.cards
+    if not cards:
+        raise IllegalAction("Name the Number (or Numbers) you play")
     for c in cards:
         _expect(c, Kind.NUMBER, "a Number")
     _holding(state, seat, cards)
-    if not cards:
-        raise IllegalAction("Name the Number (or Numbers) you play")
     floor = state.floor_number
     if len(cards) == 1:
         card = CARDS[cards[0]]

@@ -95,6 +95,11 @@ class Options:
 NONE = Options()
 
 
+def grabbable(card: int) -> bool:
+    """Only a Power or a Swap opener can be grabbed (and only as the first action)."""
+    return _KIND[card] in (Kind.POWER, Kind.SWAP)
+
+
 def shapes_of(cards: tuple[int, ...]) -> tuple[Shape, ...]:
     """The distinct shapes among ``cards``, in the order of :data:`SHAPES`."""
     mask = 0
@@ -246,7 +251,7 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
         swaps = ()
     opts = Options(
         draw=1 if can_draw else 0,
-        grab=state.discard[-1] if state.grab else None,
+        grab=state.discard[-1] if state.opening and grabbable(state.discard[-1]) else None,
         numbers=tuple(plays),
         operations=tuple(operations),
         riders=tuple(riders),

@@ -45,8 +45,8 @@ class State:
     stack: int
     #: Who played the pending Freeze, the last Take of the stack, or the charged Swap.
     by: int | None
-    #: The opener (a Power or Swap) may still be grabbed: true only before the first action.
-    grab: bool
+    #: No action has been taken yet (a Power or Swap opener may still be grabbed).
+    opening: bool
     #: Consecutive turns in open play on which the seat could neither play nor draw.
     passes: int
     outcome: Result | None
@@ -75,7 +75,7 @@ def fingerprint(state: State) -> int:
         state.stack,
         255 if state.by is None else state.by,
         state.passes,
-        int(state.grab),
+        int(state.opening),
     )
     data = bytearray(head)
     for hand in state.hands:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.floor.cards import card_wire
+from rules.floor.options import grabbable
 from rules.floor.state import Phase, State
 
 
@@ -38,7 +39,7 @@ def public_view(state: State) -> dict[str, Any]:
         },
         "top": card_wire(state.discard[-1]) if state.discard else None,
         "pending": _pending(state),
-        "opener_grabbable": state.grab,
+        "opener_grabbable": state.opening and grabbable(state.discard[-1]),
         "draw_size": len(state.draw),
         "discard_size": len(state.discard),
         "passes": state.passes,

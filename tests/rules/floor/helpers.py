@@ -88,7 +88,7 @@ def position(
     by: int | None = None,
     discard: Sequence[int] = (),
     draw: Sequence[int] | None = None,
-    grab: bool = False,
+    opening: bool = False,
     passes: int = 0,
     seed: int = 0,
     rest: Literal["auto", "out"] = "auto",
@@ -113,7 +113,7 @@ def position(
         direction=direction,
         stack=stack,
         by=by,
-        grab=grab,
+        opening=opening,
         passes=passes,
         outcome=None,
     )

@@ -70,7 +70,7 @@ def test_ruling_3_number_opener_sets_shape_and_number() -> None:
     state = deal(4, _seed_with_opener(Kind.NUMBER))
     opener = CARDS[state.discard[-1]]
     assert (state.floor_shape, state.floor_number) == (opener.shape, opener.value)
-    assert not state.grab
+    assert {"type": "grab"} not in [GAME.dump_action(a) for a in GAME.legal_actions(state, 0)]
 
 
 def test_ruling_3_freeze_or_take_opener_sets_shape_only_and_hits_nobody() -> None:
@@ -87,12 +87,13 @@ def test_ruling_3_operation_power_or_swap_opener_leaves_the_floor_open() -> None
     for kind in (Kind.OPERATION, Kind.POWER, Kind.SWAP):
         state = deal(4, _seed_with_opener(kind))
         assert state.floor_shape is None and state.floor_number is None
-        assert state.grab is (kind is not Kind.OPERATION)
+        grab = {"type": "grab"} in [GAME.dump_action(a) for a in GAME.legal_actions(state, 0)]
+        assert grab is (kind is not Kind.OPERATION)
 
 
 def test_ruling_3_power_or_swap_opener_can_be_grabbed_as_the_whole_first_action() -> None:
     for opener in (power(), swap()):
-        state = position([[num(CIRCLE, 1)], [num(STAR, 2)]], discard=[opener], grab=True)
+        state = position([[num(CIRCLE, 1)], [num(STAR, 2)]], discard=[opener], opening=True)
         after, events = act(state, 0, {"type": "grab"})
         assert opener in after.hands[0]
         assert after.discard == ()
@@ -105,27 +106,31 @@ def test_ruling_3_grab_is_offered_only_as_the_first_action() -> None:
     state = GAME.new_game(2, None, _seed_with_opener(Kind.POWER, seats=2))
     assert {"type": "grab"} in [GAME.dump_action(a) for a in GAME.legal_actions(state, 0)]
     after, _ = act(state, 0, {"type": "draw"})
-    assert not after.grab
+    assert not after.opening
     refused(after, 1, {"type": "grab"}, IllegalAction, "first action")
 
 
 def test_ruling_3_not_grabbed_power_leaves_floor_open_for_any_first_card() -> None:
     state = position(
-        [[num(TRIANGLE, 4), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[power()], grab=True
+        [[num(TRIANGLE, 4), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[power()], opening=True
     )
     after, _ = act(state, 0, {"type": "number", "cards": [num(TRIANGLE, 4)]})
     assert (after.floor_shape, after.floor_number) == (TRIANGLE, 4)
-    assert not after.grab
+    assert not after.opening
 
 
 def test_not_allowed_grab_take_or_freeze_openers() -> None:
     for opener in (take2(STAR), freeze(CIRCLE)):
-        state = position([[num(STAR, 1), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[opener])
+        state = position(
+            [[num(STAR, 1), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[opener], opening=True
+        )
         refused(state, 0, {"type": "grab"}, IllegalAction, "cannot be grabbed", "Power or a Swap")
 
 
 def test_ruling_3_operation_opener_cannot_be_grabbed() -> None:
-    state = position([[num(STAR, 1), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[add()])
+    state = position(
+        [[num(STAR, 1), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[add()], opening=True
+    )
     refused(state, 0, {"type": "grab"}, IllegalAction, "Add opener cannot be grabbed")
 
 

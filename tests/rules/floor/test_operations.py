@@ -205,3 +205,19 @@ def test_ruling_7_operation_with_its_number_may_empty_the_hand() -> None:
     assert after.phase is Phase.OVER and after.outcome is not None
     assert after.outcome.winners == (0,)
     assert after.discard[-1] == num(STAR, 3)
+
+
+def test_operation_opponent_cannot_interfere_it_resolves_in_the_same_move() -> None:
+    # There is no moment between playing an Operation and resolving it: one action does both,
+    # and the next seat acts only on the resolved floor.
+    state = position(
+        [[mul(), num(STAR, 4), num(CIRCLE, 1)], [num(STAR, 1)]], shape=CIRCLE, number=3
+    )
+    after, events = act(state, 0, {"type": "operation", "card": mul(), "operand": num(STAR, 4)})
+    assert (after.phase, after.turn, after.floor_number, after.floor_shape) == (
+        Phase.PLAY,
+        1,
+        2,
+        STAR,
+    )
+    assert [e["type"] for e in events] == ["played_operation", "turn"]

@@ -206,7 +206,7 @@ def _dry_table(seats: int, rnd: random.Random) -> State:
         direction=rnd.choice((1, -1)),
         stack=0,
         by=None,
-        grab=False,
+        opening=False,
         passes=0,
         outcome=None,
     )

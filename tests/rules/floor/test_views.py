@@ -84,7 +84,7 @@ def test_spectators_see_no_hand() -> None:
 def test_open_floor_parts_are_none() -> None:
     state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], shape=STAR)
     assert GAME.view(state, 0)["floor"] == {"shape": "star", "number": None}
-    state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], discard=[power()], grab=True)
+    state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], discard=[power()], opening=True)
     view = GAME.view(state, 0)
     assert view["floor"] == {"shape": None, "number": None}
     assert view["opener_grabbable"] is True
