@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from rules.contract import Event, Result, places_from_scores
+from rules.contract import Event
 from rules.errors import IllegalAction, WrongPhase
 from rules.floor.actions import (
     AnyAction,
@@ -31,15 +31,17 @@ from rules.floor.actions import (
 )
 from rules.floor.cards import CARDS, Kind, Shape, operate
 from rules.floor.options import grabbable, options, shapes_of
-from rules.floor.state import (
-    Phase,
-    State,
-    drawable,
-    fingerprint,
-    next_seat,
-    replace_at,
-    with_cards,
-    without,
+from rules.floor.state import Phase, State, drawable, next_seat, replace_at, with_cards
+from rules.floor.table import (
+    after_swap,
+    lay_down,
+    numbers_on_top,
+    pass_turn,
+    settle,
+    stalemate,
+    take_from_pile,
+    win,
+    won,
 )
 
 
@@ -76,107 +78,11 @@ def _named_shape(named: Shape | None, cards: tuple[int, ...]) -> Shape:
     return named
 
 
-# -- drawing and ending ----------------------------------------------------------------------
-
-
-def _take_from_pile(
-    state: State, seat: int, count: int, *, bottom: bool = False
-) -> tuple[State, list[Event]]:
-    """Move up to ``count`` cards from the draw pile into ``seat``'s hand, reshuffling the
-    discard pile (all but its top card) whenever the draw pile runs out."""
-    events: list[Event] = []
-    draw, discard, rng = state.draw, state.discard, state.rng
-    taken: list[int] = []
-    while len(taken) < count:
-        if not draw:
-            if len(discard) <= 1:
-                break
-            draw, rng = rng.shuffle(discard[:-1])
-            discard = discard[-1:]
-            events.append({"type": "reshuffled", "draw_size": len(draw)})
-        n = min(count - len(taken), len(draw))
-        if bottom:
-            taken.extend(draw[:n])
-            draw = draw[n:]
-        else:
-            taken.extend(reversed(draw[-n:]))
-            draw = draw[:-n]
-    hands = replace_at(state.hands, seat, with_cards(state.hands[seat], taken))
-    state = replace(state, hands=hands, draw=draw, discard=discard, rng=rng)
-    events.append({"type": "drew", "seat": seat, "count": len(taken), "bottom": bottom})
-    return state, events
-
-
-def _finish(state: State, winners: tuple[int, ...], reason: str) -> tuple[State, list[Event]]:
-    scores = tuple(len(hand) for hand in state.hands)
-    outcome = Result(
-        winners=winners,
-        places=places_from_scores(scores, lower_is_better=True),
-        scores=scores,
-        reason=reason,
-    )
-    state = replace(state, phase=Phase.OVER, outcome=outcome, stack=0, by=None)
-    return state, [{"type": "game_over", **outcome.to_wire()}]
-
-
-def _lay_down(state: State, seat: int, cards: tuple[int, ...]) -> State:
-    """``cards`` leave the hand onto the discard pile, in that order (the last is on top)."""
-    hands = replace_at(state.hands, seat, without(state.hands[seat], cards))
-    return replace(state, hands=hands, discard=(*state.discard, *cards), opening=False, passes=0)
-
-
-def _won(state: State, seat: int) -> bool:
-    return not state.hands[seat]
-
-
-def _win(state: State, seat: int, events: list[Event]) -> tuple[State, list[Event]]:
-    state, more = _finish(state, (seat,), f"Seat {seat + 1} emptied their hand")
-    return state, events + more
-
-
-def _pass_turn(state: State, seat: int, events: list[Event]) -> tuple[State, list[Event]]:
-    """Open play goes on with the next seat in the current direction."""
-    following = next_seat(state, seat)
-    state = replace(state, phase=Phase.PLAY, turn=following, stack=0, by=None)
-    events.append({"type": "turn", "seat": following})
-    return state, events
-
-
-def _numbers_on_top(cards: tuple[int, ...], shape: Shape) -> tuple[int, ...]:
-    """Discard order: a card of the new Floor Shape goes on top, so the top card shows it."""
-    for i, c in enumerate(cards):
-        if CARDS[c].shape is shape:
-            return (*cards[:i], *cards[i + 1 :], c)
-    return cards
-
-
 # -- the phases --------------------------------------------------------------------------
 
 
-#: How often a position with an empty draw pile may come back before the game is called off.
-REPEATS = 3
-
-
 def apply_action(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
-    state, events = _apply(state, seat, action)
-    if state.phase is Phase.OVER or state.draw:
-        return state, events
-    mark = fingerprint(state)
-    if state.seen.count(mark) + 1 >= REPEATS:
-        state, more = _stalemate(
-            state,
-            "Stalemate: the same position came round a third time with an empty draw pile; "
-            "fewest cards win",
-        )
-        return state, events + more
-    return replace(state, seen=(*state.seen, mark)), events
-
-
-def _stalemate(state: State, reason: str) -> tuple[State, list[Event]]:
-    """The game is called off: the fewest cards win (tied seats share the win)."""
-    best = min(len(hand) for hand in state.hands)
-    winners = tuple(s for s, hand in enumerate(state.hands) if len(hand) == best)
-    return _finish(state, winners, reason)
+    return settle(*_apply(state, seat, action))
 
 
 def _apply(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
@@ -206,7 +112,7 @@ def _charged(state: State, seat: int, action: AnyAction) -> tuple[State, list[Ev
             {"type": "turn", "seat": seat},
         ]
     if isinstance(action, LetStand):
-        return _after_swap(state, swapper, [{"type": "let_stand", "seat": seat}])
+        return after_swap(state, swapper, [{"type": "let_stand", "seat": seat}])
     raise WrongPhase(
         f"Seat {swapper + 1} played a charged Swap at you: first reverse it back or let it stand"
     )
@@ -220,10 +126,10 @@ def _draw(state: State, seat: int) -> tuple[State, list[Event]]:
         )
     count = state.stack if state.phase is Phase.TAKE else 1
     phase = state.phase
-    state, events = _take_from_pile(replace(state, opening=False, passes=0), seat, count)
+    state, events = take_from_pile(replace(state, opening=False, passes=0), seat, count)
     if phase is Phase.FREEZE:
         events.insert(0, {"type": "stayed_frozen", "seat": seat})
-    return _pass_turn(state, seat, events)
+    return pass_turn(state, seat, events)
 
 
 def _pass(state: State, seat: int) -> tuple[State, list[Event]]:
@@ -233,15 +139,15 @@ def _pass(state: State, seat: int) -> tuple[State, list[Event]]:
     if state.phase is not Phase.PLAY:
         # Losing the turn to a Freeze or a Take with nothing to draw changes the table, so the
         # stalemate count starts again from the next seat.
-        return _pass_turn(replace(state, passes=0), seat, events)
+        return pass_turn(replace(state, passes=0), seat, events)
     passes = state.passes + 1
     if passes >= state.seats:
-        state, more = _stalemate(
+        state, more = stalemate(
             replace(state, passes=passes),
             "Stalemate: for a full round nobody could play or draw; fewest cards win",
         )
         return state, events + more
-    return _pass_turn(replace(state, passes=passes, opening=False), seat, events)
+    return pass_turn(replace(state, passes=passes, opening=False), seat, events)
 
 
 def _frozen(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
@@ -250,12 +156,10 @@ def _frozen(state: State, seat: int, action: AnyAction) -> tuple[State, list[Eve
         _holding(state, seat, (action.card,))
         freezer = state.by
         assert freezer is not None
-        state = replace(
-            _lay_down(state, seat, (action.card,)), floor_shape=CARDS[action.card].shape
-        )
+        state = replace(lay_down(state, seat, (action.card,)), floor_shape=CARDS[action.card].shape)
         events: list[Event] = [{"type": "froze_back", "seat": seat, "card": action.card}]
-        if _won(state, seat):
-            return _win(state, seat, events)
+        if won(state, seat):
+            return win(state, seat, events)
         state = replace(state, turn=freezer, by=seat)
         events.append({"type": "frozen", "seat": freezer, "by": seat})
         return state, events
@@ -281,7 +185,7 @@ def _break_freeze(state: State, seat: int, cards: tuple[int, ...]) -> tuple[Stat
             "Discarding these Operations would empty your hand, and an Operation can never be "
             "your last card"
         )
-    state = replace(_lay_down(state, seat, cards), phase=Phase.PLAY, by=None)
+    state = replace(lay_down(state, seat, cards), phase=Phase.PLAY, by=None)
     return state, [
         {"type": "broke_freeze", "seat": seat, "cards": list(cards)},
         {"type": "turn", "seat": seat},
@@ -328,7 +232,7 @@ def _grab(state: State, seat: int) -> tuple[State, list[Event]]:
         )
     hands = replace_at(state.hands, seat, with_cards(state.hands[seat], (card,)))
     state = replace(state, hands=hands, discard=state.discard[:-1], opening=False, passes=0)
-    return _pass_turn(state, seat, [{"type": "grabbed", "seat": seat, "card": card}])
+    return pass_turn(state, seat, [{"type": "grabbed", "seat": seat, "card": card}])
 
 
 def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[Event]]:
@@ -362,7 +266,7 @@ def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[
                 f"the Floor Number ({floor}); yours add up to {total}"
             )
         shape = _named_shape(action.shape, cards)
-    state = _lay_down(state, seat, _numbers_on_top(cards, shape))
+    state = lay_down(state, seat, numbers_on_top(cards, shape))
     state = replace(state, floor_shape=shape, floor_number=floor)
     events: list[Event] = [
         {
@@ -372,9 +276,9 @@ def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[
             "floor": {"shape": shape.value, "number": floor},
         }
     ]
-    if _won(state, seat):
-        return _win(state, seat, events)
-    return _pass_turn(state, seat, events)
+    if won(state, seat):
+        return win(state, seat, events)
+    return pass_turn(state, seat, events)
 
 
 def _operation(state: State, seat: int, action: PlayOperation) -> tuple[State, list[Event]]:
@@ -417,7 +321,7 @@ def _operation(state: State, seat: int, action: PlayOperation) -> tuple[State, l
             )
     shape = _named_shape(action.shape, numbers)
     # The Operation goes down first and its Numbers after it: it is never the last card.
-    state = _lay_down(state, seat, (action.card, *_numbers_on_top(numbers, shape)))
+    state = lay_down(state, seat, (action.card, *numbers_on_top(numbers, shape)))
     state = replace(state, floor_shape=shape, floor_number=result)
     events: list[Event] = [
         {
@@ -429,9 +333,9 @@ def _operation(state: State, seat: int, action: PlayOperation) -> tuple[State, l
             "floor": {"shape": shape.value, "number": result},
         }
     ]
-    if _won(state, seat):
-        return _win(state, seat, events)
-    return _pass_turn(state, seat, events)
+    if won(state, seat):
+        return win(state, seat, events)
+    return pass_turn(state, seat, events)
 
 
 def _matching(state: State, card: int, what: str) -> None:
@@ -447,10 +351,10 @@ def _freeze(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
     _expect(card, Kind.FREEZE, "a Freeze")
     _holding(state, seat, (card,))
     _matching(state, card, "Freeze")
-    state = replace(_lay_down(state, seat, (card,)), floor_shape=CARDS[card].shape)
+    state = replace(lay_down(state, seat, (card,)), floor_shape=CARDS[card].shape)
     events: list[Event] = [{"type": "played_freeze", "seat": seat, "card": card}]
-    if _won(state, seat):
-        return _win(state, seat, events)
+    if won(state, seat):
+        return win(state, seat, events)
     target = next_seat(state, seat)
     state = replace(state, phase=Phase.FREEZE, turn=target, by=seat)
     events.append({"type": "frozen", "seat": target, "by": seat})
@@ -463,10 +367,10 @@ def _take(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
     if state.phase is Phase.PLAY:
         _matching(state, card, "Take")
     stack = state.stack + (CARDS[card].value or 0)
-    state = replace(_lay_down(state, seat, (card,)), floor_shape=CARDS[card].shape)
+    state = replace(lay_down(state, seat, (card,)), floor_shape=CARDS[card].shape)
     events: list[Event] = [{"type": "played_take", "seat": seat, "card": card, "stack": stack}]
-    if _won(state, seat):
-        return _win(state, seat, events)
+    if won(state, seat):
+        return win(state, seat, events)
     target = next_seat(state, seat)
     state = replace(state, phase=Phase.TAKE, turn=target, stack=stack, by=seat)
     events.append({"type": "take_pending", "seat": target, "stack": stack})
@@ -482,7 +386,7 @@ def _swap(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
             "the draw pile"
         )
     would_be_next = next_seat(state, seat)
-    state = replace(_lay_down(state, seat, (card,)), direction=-state.direction)
+    state = replace(lay_down(state, seat, (card,)), direction=-state.direction)
     events: list[Event] = [
         {"type": "played_swap", "seat": seat, "card": card, "direction": state.direction}
     ]
@@ -490,16 +394,7 @@ def _swap(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
         state = replace(state, phase=Phase.CHARGED, turn=would_be_next, by=seat)
         events.append({"type": "charged_swap", "seat": would_be_next, "by": seat})
         return state, events
-    return _after_swap(state, seat, events)
-
-
-def _after_swap(state: State, swapper: int, events: list[Event]) -> tuple[State, list[Event]]:
-    """Play goes on in the reversed direction; with two seats, that is the swapper again."""
-    if state.seats == 2:
-        state = replace(state, phase=Phase.PLAY, turn=swapper, by=None)
-        events.append({"type": "turn", "seat": swapper})
-        return state, events
-    return _pass_turn(state, swapper, events)
+    return after_swap(state, seat, events)
 
 
 def _power(state: State, seat: int, action: PlayPower) -> tuple[State, list[Event]]:
@@ -507,13 +402,13 @@ def _power(state: State, seat: int, action: PlayPower) -> tuple[State, list[Even
     _holding(state, seat, (action.card,))
     if action.shape is None:
         raise IllegalAction("Name the shape your Power sets")
-    state = replace(_lay_down(state, seat, (action.card,)), floor_shape=action.shape)
+    state = replace(lay_down(state, seat, (action.card,)), floor_shape=action.shape)
     events: list[Event] = [
         {"type": "played_power", "seat": seat, "card": action.card, "shape": action.shape.value}
     ]
-    if _won(state, seat):
-        return _win(state, seat, events)
-    return _pass_turn(state, seat, events)
+    if won(state, seat):
+        return win(state, seat, events)
+    return pass_turn(state, seat, events)
 
 
 def _burn(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
@@ -523,7 +418,7 @@ def _burn(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
         raise IllegalAction("Only a Swap that is your last card can be burnt")
     if not (state.draw or state.discard):
         raise IllegalAction("There is no card left to draw, so the Swap cannot be burnt")
-    state = _lay_down(state, seat, (card,))
-    state, events = _take_from_pile(state, seat, 1, bottom=True)
+    state = lay_down(state, seat, (card,))
+    state, events = take_from_pile(state, seat, 1, bottom=True)
     events.insert(0, {"type": "burnt_swap", "seat": seat, "card": card})
-    return _pass_turn(state, seat, events)
+    return pass_turn(state, seat, events)
