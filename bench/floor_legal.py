@@ -38,7 +38,7 @@ def position(rnd: random.Random, hand_size: int, seats: int) -> State:
         discard=tuple(rest[-1:]),
         floor_shape=rnd.choice(SHAPES),
         floor_number=rnd.randrange(10),
-        grab=False,
+        opening=False,
     )
 
 

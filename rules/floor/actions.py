@@ -173,6 +173,10 @@ _DEFAULTS: dict[type[ActionModel], dict[str, Any]] = {
 }
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def trusted(cls: type[M], **fields: Any) -> M:
     """An action built by the rules themselves, skipping validation.
 
@@ -181,10 +185,11 @@ def trusted(cls: type[M], **fields: Any) -> M:
     and canonical by construction (ids in range, lists sorted, no card twice): a test checks
     that the result equals the validated model.
     """
-    values = {**_DEFAULTS[cls], **fields}
-    obj = cls.__new__(cls)
-    object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
-    object.__setattr__(obj, "__pydantic_extra__", None)
-    object.__setattr__(obj, "__pydantic_private__", None)
+    obj = _new(cls)
+    values = _DEFAULTS[cls].copy()
+    values.update(fields)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
     return obj
