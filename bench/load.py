@@ -241,10 +241,12 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
         rss_before = rss_kib(pid)
         actions_before = sum(r.actions for r in all_rooms)
         cpu_before = cpu_seconds(pid)
+        own_before = cpu_seconds(os.getpid())
         started = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - started
         cpu_used = cpu_seconds(pid) - cpu_before
+        own_used = cpu_seconds(os.getpid()) - own_before
         actions = sum(r.actions for r in all_rooms) - actions_before
         rss_after = rss_kib(pid)
         stop.set()
@@ -267,6 +269,8 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
             # Robust to other load on the machine, unlike actions/s: what one action costs.
             "server_cpu_ms_per_action": round(1000 * cpu_used / max(actions, 1), 3),
             "server_cpu_busy": round(cpu_used / elapsed, 2),
+            # The load generator shares the machine: when this nears 1.0, it is the limit.
+            "loadgen_cpu_busy": round(own_used / elapsed, 2),
             "p50_ms": round(1000 * lat[len(lat) // 2], 1),
             "p99_ms": round(1000 * lat[int(len(lat) * 0.99)], 1),
             "mean_view_bytes": round(statistics.mean(sizes)),

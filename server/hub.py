@@ -23,7 +23,7 @@ from server.protocol import CloseCode, ErrorCode, error
 from server.rooms import Room
 from server.service import RoomService
 from server.store import Notice, NoticeKind, Store, StoreError
-from server.wire import Format, Frame, SharedEncoder, encode
+from server.wire import Format, Frame, encode, encode_many
 
 log = logging.getLogger(__name__)
 
@@ -248,18 +248,15 @@ class Hub:
         seat_views = views.seat_views(
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )
+        keys = list(dict.fromkeys((index, conn.fmt) for conn, index in due))
         frames: dict[tuple[int | None, Format], Frame] = {}
-        encoders: dict[Format, SharedEncoder] = {}
+        for fmt in {f for _, f in keys}:
+            wanted = [index for index, f in keys if f is fmt]
+            messages = [views.state_message(room, info, i, seat_views[i]) for i in wanted]
+            frames.update(zip(((i, fmt) for i in wanted), encode_many(messages, fmt), strict=True))
         chat: dict[Format, Frame] = {}
         for conn, index in due:
-            key = (index, conn.fmt)
-            frame = frames.get(key)
-            if frame is None:
-                encoder = encoders.get(conn.fmt)
-                if encoder is None:
-                    encoder = encoders[conn.fmt] = SharedEncoder(conn.fmt)
-                message = views.state_message(room, info, index, seat_views[index])
-                frame = frames[key] = encoder.encode(message)
+            frame = frames[(index, conn.fmt)]
             conn.sent_version = room.version
             conn.sent_presence = presence
             if conn.push(frame):
