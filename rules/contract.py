@@ -90,10 +90,11 @@ def places_from_scores(scores: Sequence[int], *, lower_is_better: bool) -> tuple
     return tuple(1 + sum(1 for other in keyed if other < mine) for mine in keyed)
 
 
-def _readable(error: ValidationError) -> str:
+def readable(error: ValidationError, subject: str = "action") -> str:
+    """The first few problems of a validation error, in one line a person can read."""
     parts = []
     for item in error.errors()[:3]:
-        where = ".".join(str(p) for p in item["loc"]) or "action"
+        where = ".".join(str(p) for p in item["loc"]) or subject
         parts.append(f"{where}: {item['msg']}")
     return "; ".join(parts)
 
@@ -138,7 +139,7 @@ class Game(ABC, Generic[S, A]):
         try:
             return self.options_model.model_validate(dict(data or {}))
         except ValidationError as exc:
-            raise InvalidOptions(f"Invalid options for {self.name}: {_readable(exc)}") from None
+            raise InvalidOptions(f"Invalid options for {self.name}: {readable(exc)}") from None
         except (TypeError, ValueError):
             raise InvalidOptions(f"Options for {self.name} must be an object") from None
 
@@ -159,7 +160,7 @@ class Game(ABC, Generic[S, A]):
         try:
             return self._action_adapter.validate_python(data)
         except ValidationError as exc:
-            raise InvalidAction(f"Malformed action: {_readable(exc)}") from None
+            raise InvalidAction(f"Malformed action: {readable(exc)}") from None
 
     @staticmethod
     def dump_action(action: BaseModel) -> dict[str, Any]:

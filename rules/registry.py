@@ -44,4 +44,4 @@ def _load_builtin() -> None:
 
 
 # Each module registers its game on import.
-_BUILTIN: tuple[str, ...] = ("rules.numberswap", "rules.warp99")
+_BUILTIN: tuple[str, ...] = ("rules.numberswap", "rules.warp99", "rules.floor")

@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from rules.contract import readable
 from rules.errors import RulesError
 from server import commands
 from server.config import Settings
@@ -57,14 +58,6 @@ log = logging.getLogger(__name__)
 
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-def _readable(exc: ValidationError) -> str:
-    parts = []
-    for item in exc.errors()[:3]:
-        where = ".".join(str(p) for p in item["loc"]) or "message"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
 
 
 class Session:
@@ -125,7 +118,7 @@ class Session:
         try:
             message = client_message.validate_python(raw)
         except ValidationError as exc:
-            self._error(ErrorCode.BAD_MESSAGE, f"Malformed {kind}: {_readable(exc)}")
+            self._error(ErrorCode.BAD_MESSAGE, f"Malformed {kind}: {readable(exc, 'message')}")
             return
         extra = {"seq": message.seq} if isinstance(message, Act) else {}
         try:

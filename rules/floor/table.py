@@ -1,0 +1,119 @@
+"""How the table changes: drawing (with reshuffles), laying cards down, passing the turn,
+and the ways a game ends (a win, a stalemate, a repetition).
+
+These helpers check nothing: :mod:`rules.floor.moves` decides what is allowed first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rules.contract import Event, Result, places_from_scores
+from rules.floor.cards import CARDS, Shape
+from rules.floor.state import Phase, State, fingerprint, next_seat, replace_at, with_cards, without
+
+#: How often a position with an empty draw pile may come back before the game is called off.
+REPEATS = 3
+
+
+def take_from_pile(
+    state: State, seat: int, count: int, *, bottom: bool = False
+) -> tuple[State, list[Event]]:
+    """Move up to ``count`` cards from the draw pile into ``seat``'s hand, reshuffling the
+    discard pile (all but its top card) whenever the draw pile runs out."""
+    events: list[Event] = []
+    draw, discard, rng = state.draw, state.discard, state.rng
+    taken: list[int] = []
+    while len(taken) < count:
+        if not draw:
+            if len(discard) <= 1:
+                break
+            draw, rng = rng.shuffle(discard[:-1])
+            discard = discard[-1:]
+            events.append({"type": "reshuffled", "draw_size": len(draw)})
+        n = min(count - len(taken), len(draw))
+        if bottom:
+            taken.extend(draw[:n])
+            draw = draw[n:]
+        else:
+            taken.extend(reversed(draw[-n:]))
+            draw = draw[:-n]
+    hands = replace_at(state.hands, seat, with_cards(state.hands[seat], taken))
+    state = replace(state, hands=hands, draw=draw, discard=discard, rng=rng)
+    events.append({"type": "drew", "seat": seat, "count": len(taken), "bottom": bottom})
+    return state, events
+
+
+def finish(state: State, winners: tuple[int, ...], reason: str) -> tuple[State, list[Event]]:
+    scores = tuple(len(hand) for hand in state.hands)
+    outcome = Result(
+        winners=winners,
+        places=places_from_scores(scores, lower_is_better=True),
+        scores=scores,
+        reason=reason,
+    )
+    state = replace(state, phase=Phase.OVER, outcome=outcome, stack=0, by=None)
+    return state, [{"type": "game_over", **outcome.to_wire()}]
+
+
+def lay_down(state: State, seat: int, cards: tuple[int, ...]) -> State:
+    """``cards`` leave the hand onto the discard pile, in that order (the last is on top)."""
+    hands = replace_at(state.hands, seat, without(state.hands[seat], cards))
+    return replace(state, hands=hands, discard=(*state.discard, *cards), opening=False, passes=0)
+
+
+def won(state: State, seat: int) -> bool:
+    return not state.hands[seat]
+
+
+def win(state: State, seat: int, events: list[Event]) -> tuple[State, list[Event]]:
+    state, more = finish(state, (seat,), f"Seat {seat + 1} emptied their hand")
+    return state, events + more
+
+
+def pass_turn(state: State, seat: int, events: list[Event]) -> tuple[State, list[Event]]:
+    """Open play goes on with the next seat in the current direction."""
+    following = next_seat(state, seat)
+    state = replace(state, phase=Phase.PLAY, turn=following, stack=0, by=None)
+    events.append({"type": "turn", "seat": following})
+    return state, events
+
+
+def numbers_on_top(cards: tuple[int, ...], shape: Shape) -> tuple[int, ...]:
+    """Discard order: a card of the new Floor Shape goes on top, so the top card shows it."""
+    for i, c in enumerate(cards):
+        if CARDS[c].shape is shape:
+            return (*cards[:i], *cards[i + 1 :], c)
+    return cards
+
+
+def stalemate(state: State, reason: str) -> tuple[State, list[Event]]:
+    """The game is called off: the fewest cards win (tied seats share the win)."""
+    best = min(len(hand) for hand in state.hands)
+    winners = tuple(s for s, hand in enumerate(state.hands) if len(hand) == best)
+    return finish(state, winners, reason)
+
+
+def after_swap(state: State, swapper: int, events: list[Event]) -> tuple[State, list[Event]]:
+    """Play goes on in the reversed direction; with two seats, that is the swapper again."""
+    if state.seats == 2:
+        state = replace(state, phase=Phase.PLAY, turn=swapper, by=None)
+        events.append({"type": "turn", "seat": swapper})
+        return state, events
+    return pass_turn(state, swapper, events)
+
+
+def settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """After every action: record a position reached with an empty draw pile, and call the
+    game off as a stalemate when one comes round for the third time."""
+    if state.phase is Phase.OVER or state.draw:
+        return state, events
+    mark = fingerprint(state)
+    if state.seen.count(mark) + 1 >= REPEATS:
+        state, more = stalemate(
+            state,
+            "Stalemate: the same position came round a third time with an empty draw pile; "
+            "fewest cards win",
+        )
+        return state, events + more
+    return replace(state, seen=(*state.seen, mark)), events

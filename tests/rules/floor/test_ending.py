@@ -1,0 +1,233 @@
+"""Rulings 13 and 14: the win, the ranking, reshuffling, and the stalemate ending.
+
+Also our decisions for an exhausted table: no draw is offered when nothing can be drawn, a
+Take draws what there is, and a seat with nothing to play or draw passes.
+"""
+
+from typing import Any
+
+from rules.errors import GameOver, IllegalAction
+from rules.floor import GAME
+from rules.floor.state import Phase, State
+from tests.rules.floor.helpers import (
+    CIRCLE,
+    SQUARE,
+    STAR,
+    TRIANGLE,
+    act,
+    freeze,
+    legal,
+    num,
+    position,
+    refused,
+    swap,
+)
+
+
+def test_ruling_13_first_to_empty_their_hand_wins_and_others_rank_by_fewest_cards() -> None:
+    hands = [
+        [num(STAR, 1), num(STAR, 2), num(STAR, 3)],
+        [num(CIRCLE, 5)],
+        [num(STAR, 4)],
+        [num(STAR, 5), num(STAR, 6)],
+    ]
+    state = position(hands, shape=CIRCLE, number=3, turn=1)
+    after, events = act(state, 1, {"type": "number", "cards": [num(CIRCLE, 5)]})
+    result = GAME.result(after)
+    assert result is not None
+    assert result.winners == (1,)
+    assert result.scores == (3, 0, 1, 2)
+    assert result.places == (4, 1, 2, 3)
+    assert GAME.to_act(after) == frozenset()
+    assert events[-1] == {"type": "game_over", **result.to_wire()}
+    refused(after, 2, {"type": "draw"}, GameOver)
+
+
+def test_ruling_13_equal_counts_share_a_place() -> None:
+    hands = [[num(STAR, 1), num(STAR, 2)], [num(CIRCLE, 5)], [num(STAR, 4), num(STAR, 3)]]
+    state = position(hands, shape=CIRCLE, turn=1)
+    after, _ = act(state, 1, {"type": "number", "cards": [num(CIRCLE, 5)]})
+    assert after.outcome is not None and after.outcome.places == (2, 1, 2)
+
+
+def test_ruling_14_empty_draw_pile_reshuffles_the_discard_but_its_top() -> None:
+    under, top = [num(SQUARE, 1), num(SQUARE, 2), num(SQUARE, 3)], num(CIRCLE, 9)
+    state = position(
+        [[num(STAR, 1)], [num(STAR, 2)]],
+        shape=CIRCLE,
+        number=9,
+        draw=[],
+        discard=[*under, top],
+        rest="out",
+    )
+    after, events = act(state, 0, {"type": "draw"})
+    assert after.discard == (top,)
+    assert {"type": "reshuffled", "draw_size": 3} in events
+    assert len(after.draw) == 2
+    assert len(after.hands[0]) == 2
+    assert set(after.draw) | (set(after.hands[0]) - {num(STAR, 1)}) == set(under)
+
+
+def test_ruling_14_reshuffle_is_seeded_from_the_state() -> None:
+    under = [num(SQUARE, v) for v in range(10)]
+    kwargs = {"shape": CIRCLE, "draw": [], "discard": [*under, num(CIRCLE, 9)], "rest": "out"}
+    a, _ = act(position([[num(STAR, 1)], [num(STAR, 2)]], seed=1, **kwargs), 0, {"type": "draw"})
+    b, _ = act(position([[num(STAR, 1)], [num(STAR, 2)]], seed=1, **kwargs), 0, {"type": "draw"})
+    c, _ = act(position([[num(STAR, 1)], [num(STAR, 2)]], seed=2, **kwargs), 0, {"type": "draw"})
+    assert a == b
+    assert a.draw != c.draw
+
+
+def test_a_take_stack_draws_what_there_is_when_the_piles_run_short() -> None:
+    state = position(
+        [[num(STAR, 1)], [num(STAR, 2)]],
+        shape=CIRCLE,
+        number=9,
+        phase=Phase.TAKE,
+        stack=4,
+        turn=1,
+        by=0,
+        draw=[num(SQUARE, 4)],
+        discard=[num(SQUARE, 5), num(CIRCLE, 9)],
+        rest="out",
+    )
+    assert legal(state, 1) == [{"type": "draw"}]
+    assert GAME.view(state, 1)["legal"] == [{"type": "draw", "count": 2}]
+    after, events = act(state, 1, {"type": "draw"})
+    assert after.hands[1] == tuple(sorted((num(STAR, 2), num(SQUARE, 4), num(SQUARE, 5))))
+    assert {"type": "drew", "seat": 1, "count": 2, "bottom": False} in events
+    assert (after.phase, after.stack, after.turn) == (Phase.PLAY, 0, 0)
+
+
+def _dry(hands: list[list[int]], **kwargs: Any) -> State:
+    """Nothing left to draw: an empty draw pile and only the top of the discard pile."""
+    return position(hands, draw=[], discard=[num(CIRCLE, 9)], rest="out", **kwargs)
+
+
+def test_nothing_to_draw_no_draw_offered_and_pass_only_when_nothing_else() -> None:
+    state = _dry([[num(CIRCLE, 1)], [num(TRIANGLE, 2)]], shape=CIRCLE, number=3, turn=1)
+    assert legal(state, 1) == [{"type": "pass"}]
+    refused(state, 1, {"type": "draw"}, IllegalAction, "no card left to draw")
+    after, events = act(state, 1, {"type": "pass"})
+    assert (after.turn, after.passes) == (0, 1)
+    assert events[0] == {"type": "passed", "seat": 1}
+    # Seat 0 can play its circle 1, so it may not pass.
+    refused(after, 0, {"type": "pass"}, IllegalAction, "neither play nor draw")
+
+
+def test_pass_is_refused_while_a_card_can_be_drawn() -> None:
+    state = position([[num(TRIANGLE, 1)], [num(TRIANGLE, 2)]], shape=CIRCLE, number=3)
+    refused(state, 0, {"type": "pass"}, IllegalAction, "neither play nor draw")
+
+
+def test_ruling_14_stalemate_after_a_full_round_in_which_nobody_can_play_or_draw() -> None:
+    hands = [
+        [num(STAR, 1), num(STAR, 2)],
+        [num(SQUARE, 1)],
+        [num(TRIANGLE, 2), num(TRIANGLE, 3), num(TRIANGLE, 5)],
+    ]
+    state = _dry(hands, shape=CIRCLE, number=9)
+    for seat in (0, 1):
+        assert legal(state, seat) == [{"type": "pass"}]
+        state, _ = act(state, seat, {"type": "pass"})
+        assert GAME.result(state) is None
+    state, events = act(state, 2, {"type": "pass"})
+    result = GAME.result(state)
+    assert result is not None and "Stalemate" in result.reason
+    assert result.winners == (1,), "fewest cards win"
+    assert result.places == (2, 1, 3)
+    assert events[-1]["type"] == "game_over"
+
+
+def test_ruling_14_stalemate_ties_share_the_win() -> None:
+    state = _dry([[num(STAR, 1)], [num(SQUARE, 1)]], shape=CIRCLE, number=9)
+    state, _ = act(state, 0, {"type": "pass"})
+    state, _ = act(state, 1, {"type": "pass"})
+    assert state.outcome is not None and state.outcome.winners == (0, 1)
+
+
+def test_ruling_14_a_play_restarts_the_stalemate_count() -> None:
+    hands = [[num(STAR, 1)], [num(CIRCLE, 1), num(SQUARE, 5)], [num(TRIANGLE, 2)]]
+    state = _dry(hands, shape=CIRCLE, number=9)
+    state, _ = act(state, 0, {"type": "pass"})
+    state, _ = act(state, 1, {"type": "number", "cards": [num(CIRCLE, 1)]})
+    assert state.passes == 0
+    state, _ = act(state, 2, {"type": "draw"})  # the circle 9 under the top is drawable now
+    assert state.passes == 0 and GAME.result(state) is None
+
+
+def test_losing_a_turn_to_a_freeze_with_nothing_to_draw_is_a_pass_that_restarts_the_count() -> None:
+    state = _dry(
+        [[num(STAR, 9)], [num(CIRCLE, 1), num(STAR, 1)], [num(STAR, 2)]],
+        shape=CIRCLE,
+        number=3,
+        phase=Phase.FREEZE,
+        turn=1,
+        by=0,
+        passes=1,
+    )
+    assert legal(state, 1) == [{"type": "pass"}]
+    after, _ = act(state, 1, {"type": "pass"})
+    assert (after.phase, after.turn, after.passes) == (Phase.PLAY, 2, 0)
+
+
+def test_burning_a_swap_needs_a_card_to_draw() -> None:
+    state = position([[swap()], [num(STAR, 1)]], shape=CIRCLE, number=3, draw=[], rest="out")
+    refused(state, 0, {"type": "burn", "card": swap()}, IllegalAction, "no card left")
+    assert legal(state, 0) == [{"type": "pass"}]
+
+
+def test_burning_a_swap_reshuffles_when_the_draw_pile_is_empty() -> None:
+    state = _dry([[swap()], [num(STAR, 1)]], shape=CIRCLE, number=9)
+    after, events = act(state, 0, {"type": "burn", "card": swap()})
+    assert after.hands[0] == (num(CIRCLE, 9),), "the old top card, reshuffled, is drawn"
+    assert after.discard == (swap(),)
+    assert [e["type"] for e in events[:3]] == ["burnt_swap", "reshuffled", "drew"]
+
+
+def test_a_freeze_answer_draw_takes_one_even_from_a_reshuffle() -> None:
+    state = position(
+        [[num(STAR, 9)], [num(STAR, 1)]],
+        shape=CIRCLE,
+        phase=Phase.FREEZE,
+        turn=1,
+        by=0,
+        draw=[],
+        discard=[num(SQUARE, 2), freeze(CIRCLE)],
+        rest="out",
+    )
+    after, _ = act(state, 1, {"type": "draw"})
+    assert after.hands[1] == tuple(sorted((num(STAR, 1), num(SQUARE, 2))))
+
+
+def test_repetition_a_forced_shuttle_of_cards_ends_as_a_stalemate() -> None:
+    # Our decision: seat 1 plays a square, seat 0 can only draw it back, seat 1 can only pass,
+    # seat 0 can only play it again... every move is forced and the game would never end.
+    state = position(
+        [[num(CIRCLE, 0)], [num(STAR, 1), num(SQUARE, 6)]],
+        shape=SQUARE,
+        number=8,
+        turn=1,
+        draw=[],
+        discard=[num(SQUARE, 8)],
+        rest="out",
+    )
+    moves = []
+    for _ in range(30):
+        if GAME.result(state) is not None:
+            break
+        (only,) = legal(state, state.turn)
+        moves.append(only["type"])
+        state, _ = act(state, state.turn, only)
+    result = GAME.result(state)
+    assert result is not None and "came round a third time" in result.reason
+    assert moves[:6] == ["number", "draw", "pass", "number", "draw", "pass"]
+    assert len(moves) == 13, "the position after move 1 comes round after moves 7 and 13"
+    assert result.winners == (0, 1) and result.scores == (1, 1), "fewest cards: a tie"
+
+
+def test_repetition_is_only_tracked_with_an_empty_draw_pile() -> None:
+    state = GAME.new_game(3, None, seed=5)
+    for _ in range(10):
+        state, _ = act(state, state.turn, {"type": "draw"})
+    assert state.seen == ()

@@ -1,0 +1,177 @@
+"""What each seat sees: its own hand, the others' sizes, the floor, and the compact legal form."""
+
+from rules.codec import is_wire_clean
+from rules.floor import GAME
+from rules.floor.state import Phase
+from tests.rules.floor.helpers import (
+    CIRCLE,
+    SQUARE,
+    STAR,
+    TRIANGLE,
+    act,
+    add,
+    freeze,
+    num,
+    position,
+    power,
+    sub,
+    swap,
+    take2,
+)
+
+KEYS = {
+    "phase",
+    "turn",
+    "direction",
+    "hand",
+    "hand_sizes",
+    "floor",
+    "top",
+    "pending",
+    "opener_grabbable",
+    "draw_size",
+    "discard_size",
+    "passes",
+    # common keys added by the contract
+    "game",
+    "seat",
+    "to_act",
+    "legal",
+    "over",
+    "result",
+}
+
+
+def test_view_shows_own_hand_others_sizes_and_the_table() -> None:
+    state = position(
+        [[num(CIRCLE, 5), add()], [num(STAR, 1)], [num(STAR, 2), num(STAR, 3), swap()]],
+        shape=CIRCLE,
+        number=3,
+        discard=[num(SQUARE, 1), num(CIRCLE, 3)],
+        turn=1,
+        direction=-1,
+    )
+    view = GAME.view(state, 0)
+    assert set(view) == KEYS
+    assert view["hand"] == [
+        {"id": num(CIRCLE, 5), "kind": "number", "shape": "circle", "value": 5, "op": None},
+        {"id": add(), "kind": "operation", "shape": None, "value": None, "op": "add"},
+    ]
+    assert view["hand_sizes"] == [2, 1, 3]
+    assert view["floor"] == {"shape": "circle", "number": 3}
+    assert view["top"] == {
+        "id": num(CIRCLE, 3),
+        "kind": "number",
+        "shape": "circle",
+        "value": 3,
+        "op": None,
+    }
+    assert (view["turn"], view["direction"], view["to_act"]) == (1, -1, [1])
+    assert view["draw_size"] == len(state.draw)
+    assert view["discard_size"] == 2
+    assert view["pending"] is None
+    assert view["legal"] == [], "not this seat's turn"
+    assert is_wire_clean(view)
+
+
+def test_spectators_see_no_hand() -> None:
+    state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], shape=CIRCLE)
+    view = GAME.view(state, None)
+    assert view["hand"] is None and view["legal"] == []
+    assert view["hand_sizes"] == [1, 1]
+
+
+def test_open_floor_parts_are_none() -> None:
+    state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], shape=STAR)
+    assert GAME.view(state, 0)["floor"] == {"shape": "star", "number": None}
+    state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], discard=[power()], opening=True)
+    view = GAME.view(state, 0)
+    assert view["floor"] == {"shape": None, "number": None}
+    assert view["opener_grabbable"] is True
+    assert {"type": "grab", "card": power()} in view["legal"]
+    after, _ = act(state, 0, {"type": "grab"})
+    assert GAME.view(after, 1)["top"] is None
+
+
+def test_pending_freeze_take_and_charged_swap_say_who_must_answer() -> None:
+    hands = [[num(CIRCLE, 5)], [num(STAR, 1), num(STAR, 2)], [num(STAR, 3)]]
+    frozen = position(hands, shape=CIRCLE, phase=Phase.FREEZE, turn=1, by=0)
+    assert GAME.view(frozen, 2)["pending"] == {"kind": "freeze", "seat": 1, "by": 0}
+    taking = position(hands, shape=CIRCLE, phase=Phase.TAKE, turn=2, by=1, stack=3)
+    assert GAME.view(taking, 0)["pending"] == {"kind": "take", "seat": 2, "by": 1, "stack": 3}
+    charged = position(hands, shape=CIRCLE, phase=Phase.CHARGED, turn=1, by=0)
+    assert GAME.view(charged, 0)["pending"] == {"kind": "charged_swap", "seat": 1, "by": 0}
+    assert GAME.view(charged, 1)["legal"] == [{"type": "reverse_back"}, {"type": "let_stand"}]
+
+
+def test_compact_legal_form_of_an_open_turn() -> None:
+    hand = [
+        num(CIRCLE, 5),
+        num(STAR, 2),
+        num(TRIANGLE, 1),
+        add(),
+        sub(),
+        freeze(CIRCLE),
+        take2(STAR),
+        swap(),
+        power(),
+    ]
+    state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=3)
+    legal = GAME.view(state, 0)["legal"]
+    assert legal == [
+        {"type": "draw", "count": 1},
+        {
+            "type": "number",
+            "plays": [
+                {"cards": [num(CIRCLE, 5)], "shapes": ["circle"]},
+                {"cards": [num(TRIANGLE, 1), num(STAR, 2)], "shapes": ["triangle", "star"]},
+            ],
+        },
+        {
+            "type": "operation",
+            "floor": 3,
+            "choices": [
+                {
+                    "op": "add",
+                    "cards": [add()],
+                    "operands": [
+                        {"card": num(CIRCLE, 5), "shape": "circle", "result": 8},
+                        {"card": num(TRIANGLE, 1), "shape": "triangle", "result": 4},
+                        {"card": num(STAR, 2), "shape": "star", "result": 5},
+                    ],
+                },
+                {
+                    "op": "subtract",
+                    "cards": [sub()],
+                    "operands": [
+                        {"card": num(CIRCLE, 5), "shape": "circle", "result": 8},
+                        {"card": num(TRIANGLE, 1), "shape": "triangle", "result": 2},
+                        {"card": num(STAR, 2), "shape": "star", "result": 1},
+                    ],
+                },
+            ],
+            "riders": {
+                "1": [{"cards": [num(TRIANGLE, 1)], "shapes": ["triangle"]}],
+                "2": [{"cards": [num(STAR, 2)], "shapes": ["star"]}],
+                "4": [],
+                "5": [{"cards": [num(CIRCLE, 5)], "shapes": ["circle"]}],
+                "8": [],
+            },
+        },
+        {"type": "freeze", "cards": [freeze(CIRCLE)]},
+        {"type": "swap", "cards": [swap()]},
+        {"type": "power", "cards": [power()], "shapes": ["circle", "triangle", "square", "star"]},
+    ]
+    assert is_wire_clean(legal)
+
+
+def test_compact_legal_form_under_a_freeze() -> None:
+    hand = [freeze(SQUARE), add(), add(1), num(CIRCLE, 1)]
+    state = position(
+        [[num(STAR, 1)], hand], shape=CIRCLE, number=3, phase=Phase.FREEZE, turn=1, by=0
+    )
+    assert GAME.view(state, 1)["legal"] == [
+        {"type": "draw", "count": 1},
+        {"type": "freeze", "cards": [freeze(SQUARE)]},
+        {"type": "discard_operations", "sets": [[add(), add(1)]]},
+    ]
