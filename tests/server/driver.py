@@ -12,6 +12,19 @@ from server.store import Store
 from tests.server.harness import Client
 
 
+def choose(view: dict[str, Any], rnd: random.Random) -> dict[str, Any]:
+    """A random action from the view's ``legal``, built as a thin client would.
+
+    Floor lists its moves in a compact form (docs/rules/floor.md) that a client expands;
+    the other games list the actions themselves."""
+    if view["game"] == "floor":
+        from tests.rules.floor.client import pick_from_legal
+
+        return pick_from_legal(view["legal"], rnd, draw_bias=0.1)
+    action: dict[str, Any] = rnd.choice(view["legal"])
+    return action
+
+
 async def drive(client: Client, rnd: random.Random, timeout: float = 10.0) -> dict[str, Any]:
     """Act whenever this seat's latest view offers legal actions; return the final state."""
     pending = False
@@ -23,7 +36,7 @@ async def drive(client: Client, rnd: random.Random, timeout: float = 10.0) -> di
                 return state
             legal = state["view"]["legal"]
             if legal and not pending and acted_at != state["version"]:
-                action = rnd.choice(legal)
+                action = choose(state["view"], rnd)
                 assert isinstance(action, dict) and "type" in action, "legal entries are actions"
                 await client.act(action)
                 pending, acted_at = True, state["version"]
