@@ -42,6 +42,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from rules.codec import pack, unpack
 
 SEATS = 8
+#: Seconds before measuring starts (room starts are spread over the first half).
+WARMUP = 4.0
 
 
 def _free_port() -> int:
@@ -243,10 +245,13 @@ async def _act(me: Seat, action: Any, state: dict[str, Any], sent_at: dict[int, 
     await me.ws.send(pack({"type": "act", "seq": me.seq, "action": action}))
 
 
-def _latencies(room: Room) -> list[float]:
-    """For each acknowledged action: until every seat had a view at least that new."""
+def _latencies(room: Room, since: float) -> list[float]:
+    """For each action acknowledged and sent after ``since``: until every seat had a view at
+    least that new."""
     out = []
     for version, sent in room.sent.items():
+        if sent < since:
+            continue
         last = 0.0
         for seat in room.seats:
             versions = [v for v, _ in seat.seen]
@@ -272,8 +277,13 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
             for i, seat in enumerate(room.seats):
                 rnd = random.Random(r * 100 + i)
                 tasks.append(asyncio.create_task(_player(room, seat, rnd, stop, think)))
+        # Rooms start spread over the warm-up, as rooms of real people do, and the warm-up is
+        # left out of every figure: a hundred rooms starting in the same millisecond (every
+        # seat of each acting at once in Number Swap's opening) is a burst no real server sees.
         for room in all_rooms:
             await room.seats[0].ws.send(pack({"type": "start"}))
+            await asyncio.sleep(WARMUP / 2 / len(all_rooms))
+        await asyncio.sleep(WARMUP / 2)
         rss_before = rss_kib(pid)
         actions_before = sum(r.actions for r in all_rooms)
         cpu_before = cpu_seconds(pid)
@@ -289,7 +299,7 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        lat = sorted(x for room in all_rooms for x in _latencies(room))
+        lat = sorted(x for room in all_rooms for x in _latencies(room, started))
         sizes = [b for room in all_rooms for s in room.seats for b in s.view_bytes]
         for room in all_rooms:
             for seat in room.seats:
