@@ -88,12 +88,6 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
 
 
-@pytest.fixture(scope="session")
-def game_ids(server_url: str) -> set[str]:
-    with urllib.request.urlopen(f"{server_url}/api/games", timeout=5) as response:
-        return {g["id"] for g in json.load(response)}
-
-
 # Per module, not per session: Playwright's sync API keeps an event loop running in this thread
 # while it is open, which would stop the asyncio tests of other packages from running theirs.
 @pytest.fixture(scope="module")

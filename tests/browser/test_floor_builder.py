@@ -9,8 +9,6 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from rules.registry import all_games
 from tests.browser.pages import Person
 
@@ -60,8 +58,6 @@ def _positions(wanted: int) -> list[tuple[dict[str, Any], set[str]]]:
 
 
 def test_picking_cards_reaches_exactly_the_legal_actions(person: Make) -> None:
-    if "floor" not in all_games():
-        pytest.skip("floor is not registered on this branch yet")
     positions = _positions(60)
     assert any(e["type"] == "operation" for view, _ in positions for e in view["legal"])
     ana = person("Ana", phone=False)
