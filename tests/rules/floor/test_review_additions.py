@@ -186,3 +186,26 @@ def test_repetition_counts_only_positions_with_an_empty_draw_pile() -> None:
     )
     after, _ = act(state, 1, {"type": "number", "cards": [num(SQUARE, 6)]})
     assert after.seen == ()
+
+
+def test_repetition_fingerprint_sees_the_opener_flag_the_hands_and_what_is_pending() -> None:
+    base = position(
+        [[num(CIRCLE, 0), num(STAR, 3)], [num(STAR, 1)]],
+        shape=SQUARE,
+        number=8,
+        draw=[],
+        discard=[num(SQUARE, 8), num(SQUARE, 2)],
+        rest="out",
+    )
+    fp = fingerprint(base)
+    for changed in (
+        replace(base, opening=True),
+        replace(base, hands=(base.hands[1], base.hands[0])),
+        replace(base, phase=Phase.FREEZE, by=1),
+        replace(base, phase=Phase.TAKE, stack=2, by=1),
+        replace(base, phase=Phase.TAKE, stack=3, by=1),
+        replace(base, floor_number=None),
+        replace(base, floor_shape=None),
+    ):
+        assert fingerprint(changed) != fp, changed
+    assert fingerprint(replace(base, seen=(1, 2), forced_from=1)) == fp, "history is not position"
