@@ -186,7 +186,8 @@ class Game(ABC, Generic[S, A]):
         if self.result(state) is not None:
             raise GameOver("The game is over")
         seats = self.seat_count(state)
-        if not (isinstance(seat, int) and 0 <= seat < seats):
+        # A bool is an int to Python, but never a seat (as in :meth:`_check_viewer`).
+        if isinstance(seat, bool) or not (isinstance(seat, int) and 0 <= seat < seats):
             raise NotYourTurn(f"There is no seat {seat} in this game")
         if seat not in self.to_act(state):
             raise NotYourTurn(self.waiting_reason(state, seat))

@@ -189,7 +189,8 @@ def trusted(cls: type[M], **fields: Any) -> M:
     values = _DEFAULTS[cls].copy()
     values.update(fields)
     _set(obj, "__dict__", values)
-    _set(obj, "__pydantic_fields_set__", set(values))
+    # Exactly what validation records: the fields given, not the defaults filled in.
+    _set(obj, "__pydantic_fields_set__", set(fields))
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj

@@ -30,7 +30,7 @@ from rules.floor.actions import (
     ReverseBack,
 )
 from rules.floor.cards import CARDS, Kind, Shape, operate
-from rules.floor.options import grabbable, options, shapes_of
+from rules.floor.options import forced, grabbable, options, shapes_of
 from rules.floor.state import Phase, State, drawable, next_seat, replace_at, with_cards
 from rules.floor.table import (
     after_swap,
@@ -82,7 +82,21 @@ def _named_shape(named: Shape | None, cards: tuple[int, ...]) -> Shape:
 
 
 def apply_action(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
-    return settle(*_apply(state, seat, action))
+    after, events = _apply(state, seat, action)
+    # Only the run of forced positions needs the answer: work it out only while there is one.
+    chose = len(state.seen) > state.forced_from and had_choice(state, seat, action)
+    return settle(after, events, chose=chose)
+
+
+def had_choice(state: State, seat: int, action: AnyAction) -> bool:
+    """Whether ``seat`` could have done something else than ``action`` (a legal one).
+
+    A pass is offered only when it is the one thing a seat can do; anything else was a choice
+    exactly when the seat had more than one legal action.
+    """
+    if isinstance(action, Pass):
+        return False
+    return not forced(options(state, seat))
 
 
 def _apply(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:

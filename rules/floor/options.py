@@ -12,8 +12,9 @@ property tests keep the two in step.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import combinations, islice, product
 from typing import Any, NamedTuple
 
 from rules.contract import ActionModel
@@ -278,17 +279,30 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
 
 def expand(opts: Options) -> list[ActionModel]:
     """Every action the options allow, each spelled one way (cards sorted, shape named)."""
+    return list(_actions(opts))
+
+
+def forced(opts: Options) -> bool:
+    """Whether the options allow exactly one action, so the seat has no real choice.
+
+    Only the first two actions are built, so this is cheap even for a big hand.
+    """
+    return len(list(islice(_actions(opts), 2))) == 1
+
+
+def _actions(opts: Options) -> Iterator[ActionModel]:
     if opts.charged:
-        return [ReverseBack(), LetStand()]
+        yield from (ReverseBack(), LetStand())
+        return
     if opts.passing:
-        return [Pass()]
-    out: list[ActionModel] = []
+        yield Pass()
+        return
     if opts.grab is not None:
-        out.append(Grab())
+        yield Grab()
     if opts.draw:
-        out.append(Draw())
+        yield Draw()
     for play in opts.numbers:
-        out.extend(
+        yield from (
             trusted(PlayNumbers, cards=play.cards, shape=shape) for shape in _SHAPES[play.shapes]
         )
     riders = dict(opts.riders)
@@ -299,19 +313,18 @@ def expand(opts: Options) -> list[ActionModel]:
                 if x in rider.cards:
                     continue
                 for shape in _SHAPES[own | rider.shapes]:
-                    out.extend(
+                    yield from (
                         trusted(
                             PlayOperation, card=card, operand=x, riders=rider.cards, shape=shape
                         )
                         for card in choice.cards
                     )
-    out.extend(PlayFreeze(card=c) for c in opts.freezes)
-    out.extend(PlayTake(card=c) for c in opts.takes)
-    out.extend(PlaySwap(card=c) for c in opts.swaps)
-    out.extend(BurnSwap(card=c) for c in opts.burns)
-    out.extend(PlayPower(card=c, shape=shape) for c in opts.powers for shape in SHAPES)
-    out.extend(DiscardOperations(cards=cards) for cards in opts.discards)
-    return out
+    yield from (PlayFreeze(card=c) for c in opts.freezes)
+    yield from (PlayTake(card=c) for c in opts.takes)
+    yield from (PlaySwap(card=c) for c in opts.swaps)
+    yield from (BurnSwap(card=c) for c in opts.burns)
+    yield from (PlayPower(card=c, shape=shape) for c in opts.powers for shape in SHAPES)
+    yield from (DiscardOperations(cards=cards) for cards in opts.discards)
 
 
 def _set_wire(play: NumberSet) -> dict[str, Any]:

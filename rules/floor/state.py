@@ -50,8 +50,12 @@ class State:
     #: Consecutive turns in open play on which the seat could neither play nor draw.
     passes: int
     outcome: Result | None
-    #: Fingerprints of the positions reached with an empty draw pile (see :func:`fingerprint`).
+    #: Fingerprints of the positions reached with an empty draw pile, in order (see
+    #: :func:`fingerprint` and :func:`rules.floor.table.settle`).
     seen: tuple[int, ...] = ()
+    #: ``seen[forced_from:]`` are those reached since the last action taken with a real choice,
+    #: by forced moves only.
+    forced_from: int = 0
 
 
 _PHASES = tuple(Phase)
@@ -62,7 +66,10 @@ def fingerprint(state: State) -> int:
 
     Used only for positions with an empty draw pile: every endless game passes through such
     positions again and again (hands only grow by drawing, and a spent draw pile comes back
-    only through a reshuffle), so repeating one of them is how a live-lock shows.
+    only through a reshuffle), so repeating one of them is how a live-lock shows. It covers
+    everything the next moves depend on: the floor, whose turn it is, the direction, the
+    phase with its stack and ``by``, the run of passes, the opener flag, every hand and both
+    piles in order.
     """
     shape = 4 if state.floor_shape is None else SHAPES.index(state.floor_shape)
     number = 10 if state.floor_number is None else state.floor_number

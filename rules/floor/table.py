@@ -12,8 +12,12 @@ from rules.contract import Event, Result, places_from_scores
 from rules.floor.cards import CARDS, Shape
 from rules.floor.state import Phase, State, fingerprint, next_seat, replace_at, with_cards, without
 
-#: How often a position with an empty draw pile may come back before the game is called off.
+#: A position with an empty draw pile that comes round this often, by forced moves only since
+#: the last real choice, ends the game: nobody can leave that loop.
 REPEATS = 3
+#: However it was reached, a position with an empty draw pile that comes round this often ends
+#: the game: the backstop that makes every game end, even one that loops through choices.
+LIMIT = 5
 
 
 def take_from_pile(
@@ -103,17 +107,32 @@ def after_swap(state: State, swapper: int, events: list[Event]) -> tuple[State, 
     return pass_turn(state, swapper, events)
 
 
-def settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+def settle(state: State, events: list[Event], *, chose: bool) -> tuple[State, list[Event]]:
     """After every action: record a position reached with an empty draw pile, and call the
-    game off as a stalemate when one comes round for the third time."""
+    game off as a stalemate when it repeats too often.
+
+    ``chose`` says that the seat which just acted had a real choice (more than one legal
+    action): the run of forced positions starts again, since the table may have left a loop on
+    purpose. A position coming round a third time within one run is a loop nobody can leave
+    (every move in it forced); any position coming round a fifth time is the backstop, which
+    every endless game reaches (see the docs).
+    """
+    if chose:
+        state = replace(state, forced_from=len(state.seen))
     if state.phase is Phase.OVER or state.draw:
         return state, events
     mark = fingerprint(state)
-    if state.seen.count(mark) + 1 >= REPEATS:
-        state, more = stalemate(
-            state,
-            "Stalemate: the same position came round a third time with an empty draw pile; "
-            "fewest cards win",
+    if state.seen[state.forced_from :].count(mark) + 1 >= REPEATS:
+        reason = (
+            "Stalemate: the same position came round a third time with an empty draw pile, "
+            "every move in between forced; fewest cards win"
         )
-        return state, events + more
-    return replace(state, seen=(*state.seen, mark)), events
+    elif state.seen.count(mark) + 1 >= LIMIT:
+        reason = (
+            "Stalemate: the same position came round a fifth time with an empty draw pile; "
+            "fewest cards win"
+        )
+    else:
+        return replace(state, seen=(*state.seen, mark)), events
+    state, more = stalemate(state, reason)
+    return state, events + more

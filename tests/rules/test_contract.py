@@ -8,7 +8,7 @@ import pytest
 from rules import all_games
 from rules.codec import is_wire_clean, pack, unpack
 from rules.contract import places_from_scores
-from rules.errors import RulesError
+from rules.errors import NotYourTurn, RulesError
 from rules.rng import Rng
 
 
@@ -69,3 +69,15 @@ def test_a_view_for_a_seat_outside_the_game_is_a_value_error(game_id: str, seat:
             render()
         assert not isinstance(refused.value, RulesError)
     assert game.views(state, [0, 1, None]) == [game.view(state, s) for s in (0, 1, None)]
+
+
+@pytest.mark.parametrize("game_id", sorted(all_games()))
+@pytest.mark.parametrize("seat", [True, False, -1, 2, 1.0, "0"])
+def test_applying_for_a_seat_outside_the_game_is_refused(game_id: str, seat: Any) -> None:
+    # ``True == 1`` and ``False == 0`` to Python, yet a bool is no seat: refused like any other.
+    game = all_games()[game_id]
+    state = game.new_game(2, None, 1)
+    acting = min(game.to_act(state))
+    action = game.dump_action(game.legal_actions(state, acting)[0])
+    with pytest.raises(NotYourTurn, match="There is no seat"):
+        game.apply(state, seat, action)

@@ -154,6 +154,8 @@ def test_trusted_actions_equal_validated_ones(cls: Any, fields: dict[str, Any]) 
     fast = trusted(cls, **fields)
     slow = cls(**fields)
     assert fast == slow
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.model_dump(exclude_unset=True) == slow.model_dump(exclude_unset=True)
     assert GAME.dump_action(fast) == GAME.dump_action(slow)
     assert GAME.parse_action(GAME.dump_action(fast)) == fast
     assert hash(fast) == hash(slow)

@@ -17,6 +17,7 @@ from tests.rules.floor.helpers import (
     act,
     freeze,
     legal,
+    mul,
     num,
     position,
     refused,
@@ -231,3 +232,61 @@ def test_repetition_is_only_tracked_with_an_empty_draw_pile() -> None:
     for _ in range(10):
         state, _ = act(state, state.turn, {"type": "draw"})
     assert state.seen == ()
+
+
+def test_repetition_does_not_end_a_loop_that_a_seat_could_leave() -> None:
+    # Our decision: every cycle, seat 2 could win with Multiply x 0 (7 x 0 = 0, resolved by its
+    # circle 0) but plays the circle 0 alone instead. Its choice starts the count again, so the
+    # position comes round a third time and more without ending the game.
+    state = position(
+        [[num(TRIANGLE, 4, 1)], [num(CIRCLE, 0), mul(1)]],
+        shape=CIRCLE,
+        number=7,
+        draw=[],
+        discard=[num(CIRCLE, 7)],
+        rest="out",
+    )
+    start = state
+    cycle: list[tuple[int, dict[str, Any]]] = [
+        (0, {"type": "pass"}),
+        (1, {"type": "number", "cards": [num(CIRCLE, 0)]}),
+        (0, {"type": "draw"}),
+        (1, {"type": "pass"}),
+        (0, {"type": "number", "cards": [num(CIRCLE, 7)]}),
+        (1, {"type": "draw"}),
+    ]
+    for _ in range(3):
+        for seat, action in cycle:
+            state, _ = act(state, seat, action)
+        assert GAME.result(state) is None
+        assert (state.hands, state.discard, state.turn) == (start.hands, start.discard, 0)
+    state, _ = act(state, 0, {"type": "pass"})
+    win = {"type": "operation", "card": mul(1), "operand": num(CIRCLE, 0), "riders": []}
+    after, _ = act(state, 1, {**win, "shape": "circle"})
+    result = GAME.result(after)
+    assert result is not None and result.winners == (1,)
+
+
+def test_repetition_a_fifth_time_ends_even_a_loop_through_choices() -> None:
+    # Our backstop: seat 2 only ever chooses how to answer a charged Swap, and every answer
+    # leads back into the same shuttle of the triangle 5 and the Swap. Nobody can win, so
+    # the fifth time a position comes round ends the game whatever the choices.
+    state = position(
+        [[num(SQUARE, 3), num(STAR, 1), num(STAR, 6), swap()], [num(SQUARE, 6), freeze(STAR)]],
+        shape=TRIANGLE,
+        number=5,
+        draw=[],
+        discard=[num(TRIANGLE, 5)],
+        rest="out",
+    )
+    choices = 0
+    for n in range(200):
+        if GAME.result(state) is not None:
+            break
+        options = legal(state, state.turn)
+        choices += len(options) > 1
+        state, _ = act(state, state.turn, options[n % len(options)])
+    result = GAME.result(state)
+    assert result is not None and "came round a fifth time" in result.reason
+    assert choices >= 3, "the forced-moves rule alone would never end this loop"
+    assert result.winners == (1,) and result.scores == (3, 2)

@@ -130,6 +130,17 @@ def test_ruling_10_only_a_lone_swap_can_be_burnt() -> None:
     refused(state, 0, {"type": "burn", "card": swap()}, IllegalAction, "last card")
 
 
+def test_a_lone_swap_cannot_be_burnt_while_frozen_or_under_a_take() -> None:
+    # Our decision: burning stands in for a turn's draw; a Freeze or a Take is answered only as
+    # rulings 8 and 9 say (drawing 1 or the stack), so the Swap stays in hand.
+    for phase, stack in ((Phase.FREEZE, 0), (Phase.TAKE, 2)):
+        state = position(
+            [[num(STAR, 9)], [swap()]], shape=CIRCLE, phase=phase, stack=stack, turn=1, by=0
+        )
+        assert legal(state, 1) == [{"type": "draw"}]
+        refused(state, 1, {"type": "burn", "card": swap()}, IllegalAction)
+
+
 def test_ruling_11_power_sets_the_shape_and_keeps_the_number() -> None:
     state = position([[power(), num(CIRCLE, 1)], THREE], shape=CIRCLE, number=3)
     after, _ = act(state, 0, {"type": "power", "card": power(), "shape": "triangle"})
