@@ -24,6 +24,7 @@ import json
 import os
 import random
 import resource
+import secrets
 import shutil
 import socket
 import statistics
@@ -152,7 +153,7 @@ class Room:
 
 async def _join(addr: str, code: str, name: str) -> Seat:
     ws = await connect(f"ws://{addr}/ws/{code}", compression=None, max_size=2**20)
-    await ws.send(pack({"type": "join", "name": name}))
+    await ws.send(pack({"type": "join", "name": name, "key": secrets.token_urlsafe(16)}))
     while True:
         message = unpack(await ws.recv())
         if message["type"] == "welcome":
@@ -281,7 +282,8 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
         # left out of every figure: a hundred rooms starting in the same millisecond (every
         # seat of each acting at once in Number Swap's opening) is a burst no real server sees.
         for room in all_rooms:
-            await room.seats[0].ws.send(pack({"type": "start"}))
+            # The host's first seq; its player's next command uses last_seq + 1.
+            await room.seats[0].ws.send(pack({"type": "start", "seq": 1}))
             await asyncio.sleep(WARMUP / 2 / len(all_rooms))
         await asyncio.sleep(WARMUP / 2)
         rss_before = rss_kib(pid)

@@ -7,6 +7,7 @@ cleanup in a ``finally`` (the starlette pattern). Everything else is delegated: 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
@@ -14,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
@@ -21,6 +23,7 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketState
 
+from rules.contract import readable
 from rules.errors import RulesError
 from rules.registry import all_games
 from server import codes, views
@@ -28,7 +31,7 @@ from server.config import Settings
 from server.connections import Connection
 from server.errors import ParlorError
 from server.instance import Instance
-from server.protocol import CloseCode, ErrorCode, error
+from server.protocol import CloseCode, ErrorCode, create_room_body, error
 from server.session import Session
 from server.store import Store, StoreError
 from server.wire import Format, Frame, choose
@@ -76,31 +79,31 @@ async def create_room(request: Request) -> Response:
     # Behind a proxy, uvicorn puts the real client address here (FORWARDED_ALLOW_IPS).
     address = request.client.host if request.client is not None else "?"
     if not instance.create_limit.take(address):
-        instance.metrics.errors["flood"] += 1
-        return JSONResponse(
-            error("flood", "Too many rooms created from your address; try again in a minute"),
-            429,
+        instance.metrics.errors[ErrorCode.FLOOD] += 1
+        return _refuse(
+            ErrorCode.FLOOD, "Too many rooms created from your address; try again in a minute", 429
         )
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return JSONResponse(error("too_big", "The request body is too large"), 413)
+    try:
+        async with asyncio.timeout(instance.settings.body_timeout):
+            body = await _read_body(request, MAX_BODY)
+    except TimeoutError:
+        return _refuse(ErrorCode.BAD_MESSAGE, "The request body did not arrive in time", 408)
+    if body is None:
+        return _refuse(ErrorCode.TOO_BIG, f"The request body is limited to {MAX_BODY} bytes", 413)
     try:
         data = json.loads(body or b"{}")
-        if not isinstance(data, dict):
-            raise ValueError
-    except ValueError:
-        return JSONResponse(error("bad_message", "The body must be a JSON object"), 400)
-    game, options, timer = data.get("game"), data.get("options"), data.get("turn_timer", 0)
-    if not isinstance(game, str) or not isinstance(options, dict | None):
-        return JSONResponse(error("bad_message", "Give a game id and optional options"), 400)
-    if not isinstance(timer, int | float) or isinstance(timer, bool):
-        return JSONResponse(error("bad_message", "turn_timer is a number of seconds"), 400)
+    except (ValueError, RecursionError):
+        return _refuse(ErrorCode.BAD_MESSAGE, "The body must be a JSON object", 400)
     try:
-        room = await instance.service.create(game, options, float(timer))
+        wanted = create_room_body.validate_python(data)
+    except ValidationError as exc:
+        return _refuse(ErrorCode.BAD_MESSAGE, f"Malformed room: {readable(exc, 'body')}", 400)
+    try:
+        room = await instance.service.create(
+            wanted.game, wanted.options, wanted.turn_timer, wanted.key
+        )
     except (ParlorError, RulesError) as exc:
-        return JSONResponse(error(exc.code, exc.message), 400)
-    except StoreError:
-        return JSONResponse(error("unavailable", "The room store is unavailable"), 503)
+        return _refuse(exc.code, exc.message, 400)
     info = views.room_info(room, frozenset())
     return JSONResponse({**info, "ws": f"/ws/{room.code}"}, 201)
 
@@ -110,7 +113,7 @@ async def room_summary(request: Request) -> Response:
     code = codes.normalize(request.path_params["code"])
     room = None if code is None else await instance.service.get(code)
     if code is None or room is None:
-        return JSONResponse(error("no_room", "No such room (or it expired)"), 404)
+        return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
     return JSONResponse(views.room_info(room, await instance.store.presence(code)))
 
 
@@ -122,6 +125,31 @@ async def list_rooms(request: Request) -> Response:
         if room is not None:
             found.append(views.room_info(room, await instance.store.presence(code)))
     return JSONResponse(found)
+
+
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, read no further than ``limit`` bytes; None if it is (or says it is) larger."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _refuse(code: str, message: str, status: int) -> Response:
+    return JSONResponse(error(code, message), status)
+
+
+async def store_down(request: Request, exc: Exception) -> Response:
+    """Every HTTP handler answers 503 (never 500) while the store cannot be reached."""
+    log.warning("store unavailable for %s: %s", request.url.path, exc)
+    return _refuse(ErrorCode.UNAVAILABLE, "The room store is unavailable; try again", 503)
 
 
 async def room_page(request: Request) -> Response:
@@ -138,7 +166,7 @@ async def room_socket(websocket: WebSocket) -> None:
     if not origin_allowed(
         websocket.headers.get("origin"), websocket.headers.get("host"), settings.allowed_origins
     ):
-        instance.metrics.errors["origin"] += 1
+        instance.metrics.errors["origin"] += 1  # not an error code: nothing is sent
         await websocket.close(CloseCode.POLICY)  # before accept: the client sees HTTP 403
         return
     fmt, subprotocol = choose(
@@ -204,7 +232,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         WebSocketRoute("/ws/{code}", room_socket),
         Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
 
 
 __all__ = ["Format", "create_app", "origin_allowed"]

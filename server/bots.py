@@ -12,7 +12,7 @@ import asyncio
 import logging
 
 from server import commands
-from server.errors import ParlorError
+from server.errors import ParlorError, Stale
 from server.rooms import Phase, Room
 from server.service import RoomService
 from server.store import StoreError
@@ -74,12 +74,12 @@ class Bots:
                     room.code, lambda r: commands.timeout(r, version, timed_out, clock())
                 )
                 self._service.metrics.bot_moves += 1
+        except Stale:
+            pass  # another instance (or a player) moved first
         except ParlorError as exc:
-            # Stale: another instance (or a player) moved first. Anything else: the room is
-            # gone or busy, and the next change will plan again.
-            if exc.code != "stale":
-                log.info("bot move in %s skipped: %s", room.code, exc.message)
-                self._unplan(room)
+            # The room is gone or busy: the next look at it plans the move again.
+            log.info("bot move in %s skipped: %s", room.code, exc.message)
+            self._unplan(room)
         except StoreError as exc:
             log.warning("bot move in %s failed: %s", room.code, exc)
             self._unplan(room)

@@ -7,28 +7,90 @@ it simply calls the function again on the fresher room, which re-validates every
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from pydantic import BaseModel
+
 from rules.contract import Event
 from rules.errors import RulesError
+from rules.registry import get_game
 from rules.rng import Rng
+from server import rooms
 from server.errors import RoomError, Stale
+from server.protocol import (
+    Act,
+    AddBot,
+    Back,
+    Chat,
+    ErrorCode,
+    GiveHost,
+    Kick,
+    Leave,
+    Lock,
+    Options,
+    Rematch,
+    Sequenced,
+    Start,
+)
 from server.rooms import ChatLine, Phase, Room, Seat
 
 MAX_SEATS = 8
+#: How far past its ``last_seq`` a seat's next command may jump. A client that lost count
+#: (or a hostile one) is told the expected range instead of ever reaching the ceiling.
+MAX_SEQ_STEP = 1000
+#: How many (seq, version) results a seat remembers for resent commands.
+ACKS_KEPT = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The room rules that come from settings (the same on every instance)."""
+
+    name_max: int = 24
+    chat_max_len: int = 200
+    chat_keep: int = 50
+    min_turn_timer: float = 5.0
+    max_turn_timer: float = 600.0
+
+    @property
+    def timer_range(self) -> tuple[float, float]:
+        return (self.min_turn_timer, self.max_turn_timer)
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a command may not compute itself: the time, a fresh seed, and the limits."""
+
+    now: float
+    seed: int = 0
+    limits: Limits = Limits()
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """The outcome of a command. ``entry`` is None when nothing changes (e.g. a duplicate)."""
+    """The outcome of a command. ``entry`` is None when nothing changes (e.g. a duplicate).
+
+    ``version`` is the room version the command produced: for a resent command, the version
+    its first application produced (when the seat still remembers it)."""
 
     room: Room
     entry: dict[str, Any] | None
     seat_id: int | None = None
     events: tuple[Event, ...] = ()
+    version: int | None = None
+
+    @property
+    def duplicate(self) -> bool:
+        return self.entry is None
+
+    @property
+    def result_version(self) -> int:
+        return self.room.version if self.version is None else self.version
 
 
 def _bump(room: Room, now: float, **changes: Any) -> Room:
@@ -45,30 +107,40 @@ def _seat_limit(room: Room) -> int:
 
 def _require_host(room: Room, seat_id: int | None) -> None:
     if seat_id is None or seat_id != room.host:
-        raise RoomError("not_host", "Only the host can do that")
+        raise RoomError(ErrorCode.NOT_HOST, "Only the host can do that")
 
 
 def _require_phase(room: Room, *phases: Phase) -> None:
     if room.phase not in phases:
         names = " or ".join(p.value for p in phases)
-        raise RoomError("wrong_phase", f"Only possible while the room is {names}")
+        raise RoomError(ErrorCode.WRONG_PHASE, f"Only possible while the room is {names}")
 
 
 def _seat(room: Room, seat_id: int) -> tuple[int, Seat]:
     index = room.index_of(seat_id)
     if index is None:
-        raise RoomError("no_seat", f"There is no seat with id {seat_id}")
+        raise RoomError(ErrorCode.NO_SEAT, f"There is no seat with id {seat_id}")
     return index, room.seats[index]
 
 
-def clean_text(text: str, limit: int, what: str, code: str = "bad_message") -> str:
+def clean_text(text: str, limit: int, what: str, code: ErrorCode = ErrorCode.BAD_MESSAGE) -> str:
     """Trimmed text without control characters, or a refusal."""
     cleaned = "".join(c for c in text if unicodedata.category(c)[0] != "C").strip()
     if not cleaned:
-        raise RoomError("bad_message", f"The {what} is empty")
+        raise RoomError(ErrorCode.BAD_MESSAGE, f"The {what} is empty")
     if len(cleaned) > limit:
         raise RoomError(code, f"The {what} is longer than {limit} characters")
     return cleaned
+
+
+def check_turn_timer(seconds: float, limits: Limits) -> float:
+    """A turn timer is 0 (off) or within the limits."""
+    low, high = limits.timer_range
+    if seconds != 0 and not low <= seconds <= high:
+        raise RoomError(
+            ErrorCode.BAD_MESSAGE, f"The turn timer is 0 (off) or {low:g} to {high:g} seconds"
+        )
+    return float(seconds)
 
 
 def _pass_host(room: Room, seats: tuple[Seat, ...]) -> int | None:
@@ -78,17 +150,90 @@ def _pass_host(room: Room, seats: tuple[Seat, ...]) -> int | None:
     return next((s.id for s in seats if not s.bot), None)
 
 
-# -- joining and leaving -------------------------------------------------------------------------
+# -- tokens and keys -----------------------------------------------------------------------------
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def seat_token(room: Room, key: str) -> str:
+    """The seat token for a join key: the same key always gives the same token in one room,
+    and nobody without the room's secret can compute it."""
+    mac = hmac.new(room.secret.encode(), key.encode(), hashlib.sha256).hexdigest()
+    return mac[:32]
+
+
+# -- exactly once --------------------------------------------------------------------------------
+
+
+def sequenced(room: Room, seat_id: int, seq: int, run: Callable[[Room], Change]) -> Change:
+    """Run a seated player's command exactly once per (seat, seq).
+
+    A ``seq`` the seat has used is answered with its original version and changes nothing;
+    one too far ahead is refused so that a seat can never run out of numbers. The applied
+    ``seq`` is recorded in the same change, so the compare-and-set that saves the change is
+    also what makes it exactly-once, on any instance."""
+    _, seat = _seat(room, seat_id)
+    if seq <= seat.last_seq:
+        original = next((v for s, v in seat.acks if s == seq), None)
+        return Change(room, None, seat_id, version=original)
+    if seq > seat.last_seq + MAX_SEQ_STEP:
+        raise RoomError(
+            ErrorCode.BAD_SEQ,
+            f"The next seq must be {seat.last_seq + 1} to {seat.last_seq + MAX_SEQ_STEP}",
+            last_seq=seat.last_seq,
+        )
+    change = run(room)
+    if change.entry is None:
+        return change
+    new = change.room
+    index = new.index_of(seat_id)
+    if index is not None:
+        seat = new.seats[index]
+        acks = (*seat.acks, (seq, new.version))[-ACKS_KEPT:]
+        stamped = replace(seat, last_seq=seq, acks=acks)
+        new = replace(new, seats=_with_seat(new, index, stamped))
+    return replace(change, room=new, entry={**change.entry, "seq": seq})
+
+
+# -- creating, joining and leaving -------------------------------------------------------------
+
+
+def create(
+    code: str,
+    game_id: str,
+    options: Mapping[str, Any] | None,
+    turn_timer: float,
+    ctx: Context,
+    *,
+    secret: str,
+    created_by: str,
+) -> Room:
+    """A new room in the lobby, with the game's options validated."""
+    try:
+        game = get_game(game_id)
+    except KeyError:
+        raise RoomError(ErrorCode.BAD_MESSAGE, f"There is no game {game_id!r}") from None
+    parsed = game.parse_options(options).model_dump(mode="json")
+    timer = check_turn_timer(turn_timer, ctx.limits)
+    return rooms.new_room(
+        code, game_id, parsed, timer, ctx.now, secret=secret, created_by=created_by
+    )
 
 
 def join(room: Room, name: str, token_hash: str, now: float, *, name_max: int) -> Change:
+    """A new seat, or (for a token that already holds one: a resent join) that seat again."""
+    held = room.seat_by_token(token_hash)
+    if held is not None:
+        return Change(room, None, held.id)
     name = clean_text(name, name_max, "name")
     if room.phase is not Phase.LOBBY:
-        raise RoomError("in_progress", "The game has started; you can watch instead")
+        raise RoomError(ErrorCode.IN_PROGRESS, "The game has started; you can watch instead")
     if room.locked:
-        raise RoomError("room_locked", "The host has locked this room")
+        raise RoomError(ErrorCode.ROOM_LOCKED, "The host has locked this room")
     if len(room.seats) >= _seat_limit(room):
-        raise RoomError("room_full", "Every seat is taken; you can watch instead")
+        raise RoomError(ErrorCode.ROOM_FULL, "Every seat is taken; you can watch instead")
     seat = Seat(id=room.next_id, name=name, token_hash=token_hash)
     seats = (*room.seats, seat)
     host = room.host if room.host is not None else seat.id
@@ -115,10 +260,10 @@ def leave(room: Room, seat_id: int, now: float) -> Change:
 def kick(room: Room, by: int | None, target: int, now: float) -> Change:
     _require_host(room, by)
     if target == by:
-        raise RoomError("bad_message", "Use leave to leave the room")
+        raise RoomError(ErrorCode.BAD_MESSAGE, "Use leave to leave the room")
     _, seat = _seat(room, target)
     if seat.bot and room.phase is not Phase.LOBBY:
-        raise RoomError("wrong_phase", "A bot seat can only be removed in the lobby")
+        raise RoomError(ErrorCode.WRONG_PHASE, "A bot seat can only be removed in the lobby")
     return _without(room, target, now, "kick")
 
 
@@ -138,7 +283,7 @@ def add_bot(room: Room, by: int | None, now: float) -> Change:
     _require_host(room, by)
     _require_phase(room, Phase.LOBBY)
     if len(room.seats) >= _seat_limit(room):
-        raise RoomError("room_full", "Every seat is taken")
+        raise RoomError(ErrorCode.ROOM_FULL, "Every seat is taken")
     number = 1 + sum(1 for s in room.seats if s.bot)
     seat = Seat(id=room.next_id, name=f"Bot {number}", token_hash=None)
     new = _bump(room, now, seats=(*room.seats, seat), next_id=room.next_id + 1)
@@ -149,7 +294,7 @@ def give_host(room: Room, by: int | None, target: int, now: float) -> Change:
     _require_host(room, by)
     _, seat = _seat(room, target)
     if seat.bot:
-        raise RoomError("bad_message", "A bot cannot be host")
+        raise RoomError(ErrorCode.BAD_MESSAGE, "A bot cannot be host")
     return Change(_bump(room, now, host=target), {"kind": "give_host", "seat_id": target}, by)
 
 
@@ -175,31 +320,41 @@ def configure(
         changes["options"] = parsed.model_dump(mode="json")
     if turn_timer is not None:
         low, high = timer_range
-        if turn_timer != 0 and not low <= turn_timer <= high:
-            raise RoomError(
-                "bad_message", f"The turn timer is 0 (off) or {low:g} to {high:g} seconds"
-            )
-        changes["turn_timer"] = float(turn_timer)
+        changes["turn_timer"] = check_turn_timer(
+            turn_timer, Limits(min_turn_timer=low, max_turn_timer=high)
+        )
     entry = {"kind": "options", "options": changes.get("options"), "turn_timer": turn_timer}
     return Change(_bump(room, now, **changes), entry, by)
 
 
-def start(room: Room, by: int | None, seed: int, now: float) -> Change:
-    """Start the first game (from the lobby) or a rematch (once finished): same seats, options."""
-    _require_host(room, by)
-    _require_phase(room, Phase.LOBBY, Phase.FINISHED)
-    kind = "start" if room.phase is Phase.LOBBY else "rematch"
+def _deal(room: Room, seed: int, now: float, kind: str) -> Change:
     state = room.game.new_game(len(room.seats), room.options, seed)
     seats = tuple(replace(s, away=False) for s in room.seats)
     new = _bump(
         room, now, phase=Phase.PLAYING, state=state, seed=seed, round=room.round + 1, seats=seats
     )
-    return Change(new, {"kind": kind, "seed": seed, "seats": len(seats)}, by)
+    return Change(new, {"kind": kind, "seed": seed, "seats": len(seats)})
+
+
+def start(room: Room, by: int | None, seed: int, now: float) -> Change:
+    """Start the first game, from the lobby."""
+    _require_host(room, by)
+    if room.phase is not Phase.LOBBY:
+        raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot start while {room.phase.value}")
+    return replace(_deal(room, seed, now, "start"), seat_id=by)
+
+
+def rematch(room: Room, by: int | None, seed: int, now: float) -> Change:
+    """A new game once the last one is over: same seats, same options."""
+    _require_host(room, by)
+    if room.phase is not Phase.FINISHED:
+        raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot rematch while {room.phase.value}")
+    return replace(_deal(room, seed, now, "rematch"), seat_id=by)
 
 
 def chat(room: Room, seat_id: int, text: str, now: float, *, limit: int, keep: int) -> Change:
     _, seat = _seat(room, seat_id)
-    text = clean_text(text, limit, "message", code="chat_too_long")
+    text = clean_text(text, limit, "message", code=ErrorCode.CHAT_TOO_LONG)
     line = ChatLine(seat_id=seat_id, name=seat.name, text=text, at=now)
     new = _bump(room, now, chat=(*room.chat, line)[-keep:], chat_total=room.chat_total + 1)
     return Change(new, {"kind": "chat", "seat_id": seat_id, "text": text}, seat_id)
@@ -208,35 +363,60 @@ def chat(room: Room, seat_id: int, text: str, now: float, *, limit: int, keep: i
 # -- playing -------------------------------------------------------------------------------------
 
 
-def _play(room: Room, index: int, action: Any, now: float, seats: tuple[Seat, ...]) -> Room:
-    state, _events = room.game.apply(room.state, index, action)
+def _play(room: Room, index: int, action: Any, now: float, seats: tuple[Seat, ...]) -> Change:
+    state, events = room.game.apply(room.state, index, action)
     over = room.game.result(state) is not None
-    return _bump(room, now, state=state, seats=seats, phase=Phase.FINISHED if over else room.phase)
+    new = _bump(room, now, state=state, seats=seats, phase=Phase.FINISHED if over else room.phase)
+    return Change(new, {}, room.seats[index].id, tuple(events))
 
 
-def act(room: Room, seat_id: int, seq: int, raw_action: Any, now: float) -> Change:
-    """A player's action, applied at most once per (seat, seq)."""
+def _act(room: Room, seat_id: int, raw_action: Any, now: float) -> Change:
     index, seat = _seat(room, seat_id)
-    if seq <= seat.last_seq:
-        # Already applied (a retry, or another tab of the same seat): acknowledge, change nothing.
-        return Change(room, None, seat_id)
     if room.phase is Phase.FINISHED:
-        raise RoomError("game_over", "The game is over")
+        raise RoomError(ErrorCode.GAME_OVER, "The game is over")
     _require_phase(room, Phase.PLAYING)
     game = room.game
     action = game.parse_action(raw_action)
-    state, events = game.apply(room.state, index, action)
-    seats = _with_seat(room, index, replace(seat, last_seq=seq, away=False))
-    over = game.result(state) is not None
-    new = _bump(room, now, state=state, seats=seats, phase=Phase.FINISHED if over else room.phase)
-    entry = {
-        "kind": "act",
-        "seat": index,
-        "seat_id": seat_id,
-        "seq": seq,
-        "action": game.dump_action(action),
-    }
-    return Change(new, entry, seat_id, tuple(events))
+    played = _play(room, index, action, now, _with_seat(room, index, replace(seat, away=False)))
+    entry = {"kind": "act", "seat": index, "seat_id": seat_id, "action": game.dump_action(action)}
+    return replace(played, entry=entry)
+
+
+def act(room: Room, seat_id: int, seq: int, raw_action: Any, now: float) -> Change:
+    """A player's action, applied exactly once per (seat, seq)."""
+    return sequenced(room, seat_id, seq, lambda r: _act(r, seat_id, raw_action, now))
+
+
+# -- the table: one pure command per seated message ----------------------------------------------
+
+SeatedCommand = Callable[[Room, int, Any, Context], Change]
+
+SEATED: dict[type[BaseModel], SeatedCommand] = {
+    Act: lambda r, sid, m, ctx: _act(r, sid, m.action, ctx.now),
+    Chat: lambda r, sid, m, ctx: chat(
+        r, sid, m.text, ctx.now, limit=ctx.limits.chat_max_len, keep=ctx.limits.chat_keep
+    ),
+    Options: lambda r, sid, m, ctx: configure(
+        r, sid, m.options, m.turn_timer, ctx.now, timer_range=ctx.limits.timer_range
+    ),
+    AddBot: lambda r, sid, m, ctx: add_bot(r, sid, ctx.now),
+    Kick: lambda r, sid, m, ctx: kick(r, sid, m.id, ctx.now),
+    GiveHost: lambda r, sid, m, ctx: give_host(r, sid, m.id, ctx.now),
+    Lock: lambda r, sid, m, ctx: lock(r, sid, m.locked, ctx.now),
+    Start: lambda r, sid, m, ctx: start(r, sid, ctx.seed, ctx.now),
+    Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx.seed, ctx.now),
+    Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now),
+    Back: lambda r, sid, m, ctx: back(r, sid, ctx.now),
+}
+
+
+def seated(room: Room, seat_id: int, message: Sequenced, ctx: Context) -> Change:
+    """A seated player's message as one exactly-once command (see :func:`sequenced`)."""
+    command = SEATED[type(message)]
+    return sequenced(room, seat_id, message.seq, lambda r: command(r, seat_id, message, ctx))
+
+
+# -- bots and timers -----------------------------------------------------------------------------
 
 
 def bot_seats(room: Room) -> list[int]:
@@ -266,7 +446,7 @@ def bot_move(room: Room, expected_version: int, now: float) -> Change:
             action = _bot_action(room, index)
             if action is None:
                 continue
-            new = _play(room, index, action, now, room.seats)
+            played = _play(room, index, action, now, room.seats)
         except RulesError:
             continue
         entry = {
@@ -275,7 +455,7 @@ def bot_move(room: Room, expected_version: int, now: float) -> Change:
             "seat_id": room.seats[index].id,
             "action": room.game.dump_action(action),
         }
-        return Change(new, entry)
+        return replace(played, entry=entry, seat_id=None)
     raise Stale()
 
 
@@ -297,11 +477,24 @@ def timeout(room: Room, expected_version: int, seat_id: int, now: float) -> Chan
     if action is None:
         # Nothing the seat must do: it is only marked away (bots play it from now on).
         return Change(_bump(room, now, seats=seats), {"kind": "away", "seat_id": seat_id})
-    new = _play(room, index, action, now, seats)
+    played = _play(room, index, action, now, seats)
     entry = {
         "kind": "timeout",
         "seat": index,
         "seat_id": seat_id,
         "action": room.game.dump_action(action),
     }
-    return Change(new, entry)
+    return replace(played, entry=entry, seat_id=None)
+
+
+# -- the store went back in time -------------------------------------------------------------
+
+
+def renumber(room: Room, above: int, now: float) -> Change:
+    """The store holds an older record than this instance has sent (a restore, a failover to
+    a lagging replica): carry on from what it holds, numbered above every version clients
+    have seen, so that versions never go back for anyone."""
+    if room.version > above:
+        raise Stale()
+    new = replace(room, version=above + 1, changed_at=now)
+    return Change(new, {"kind": "restored", "from": room.version, "to": new.version})

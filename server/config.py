@@ -66,6 +66,13 @@ class Settings:
     presence_ttl: float = 30.0
     #: Move log entries kept per room (approximate trim).
     log_max: int = 10_000
+    #: Seconds between the checks that every room served here is what the store holds
+    #: (the bound on how long a missed notice can keep a client behind).
+    check_interval: float = 1.0
+    #: Seconds an HTTP request body may take to arrive.
+    body_timeout: float = 10.0
+    #: Seconds any one Redis call may take before it counts as unavailable.
+    redis_timeout: float = 1.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -14,10 +14,11 @@ import logging
 from collections import Counter
 from typing import Any
 
-from server import views
+from server import commands, views
 from server.bots import Bots
 from server.config import Settings
 from server.connections import Connection
+from server.errors import ParlorError
 from server.metrics import Metrics
 from server.protocol import CloseCode, ErrorCode, error
 from server.rooms import Room
@@ -51,10 +52,15 @@ class Hub:
         # The newest version fanned out per room. Not the service's cache: that one also
         # learns versions by reloading after a lost race, which sends nobody anything.
         self._sent: dict[str, int] = {}
+        #: One reload task per room at most; ``_dirty`` says a reload is due (and whether
+        #: presence must be read too). The task loops until nothing is due, so a request
+        #: arriving while it runs is never dropped.
         self._refreshing: dict[str, asyncio.Task[None]] = {}
-        self._again: dict[str, bool] = {}
+        self._dirty: dict[str, bool] = {}
+        self._rewinding: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._heartbeat: asyncio.Task[None] | None = None
+        self._checker: asyncio.Task[None] | None = None
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -68,11 +74,11 @@ class Hub:
 
     def start(self) -> None:
         self._heartbeat = asyncio.create_task(self._beat())
+        self._checker = asyncio.create_task(self._check())
 
     async def close(self) -> None:
         tasks = [*self._tasks, *self._refreshing.values()]
-        if self._heartbeat is not None:
-            tasks.append(self._heartbeat)
+        tasks.extend(t for t in (self._heartbeat, self._checker) if t is not None)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -152,13 +158,42 @@ class Hub:
                 if room is not None and code in self._rooms:
                     self._bots.consider(room)
 
+    async def _check(self) -> None:
+        """Every ``check_interval``, compare the stored stamp of each room served here with
+        what this instance holds and has sent; reload any that differ.
+
+        This is what bounds convergence whatever happens to notices (lost on a reconnect,
+        never published because a reply was lost, a store restored to an older snapshot):
+        one pipelined read per interval for all local rooms."""
+        while True:
+            await asyncio.sleep(self._settings.check_interval)
+            codes = list(self._rooms)
+            try:
+                stamps = await self._store.stamps(codes)
+            except StoreError:
+                continue
+            for code in codes:
+                stamp = stamps.get(code)
+                if code not in self._rooms:
+                    continue
+                if stamp is None or not self._service.holds(stamp, code):
+                    self._metrics.caught_up += 1
+                    self.refresh(code)
+                elif stamp.version != self._sent.get(code, 0):
+                    self.refresh(code)
+
     # -- changes -------------------------------------------------------------------------------
 
     def on_saved(self, room: Room) -> None:
         self.fan_out(room)
 
+    def on_loaded(self, room: Room) -> None:
+        if room.code in self._rooms and room.version != self._sent.get(room.code, 0):
+            self.fan_out(room)
+
     def on_notice(self, notice: Notice) -> None:
         if notice.kind is NoticeKind.RESYNC:
+            self._metrics.resyncs += 1
             for code in list(self._rooms):
                 self.refresh(code, presence=True)
             return
@@ -167,9 +202,13 @@ class Hub:
         if notice.code not in self._rooms:
             return
         if notice.kind is NoticeKind.CHANGE:
-            # Our own changes are fanned out by on_saved as soon as they are saved (the notice
-            # can even overtake that reply): reloading for them would be wasted work.
-            if notice.origin == self._instance or self._sent.get(notice.code, 0) >= notice.version:
+            if self._sent.get(notice.code, 0) >= notice.version:
+                return
+            # Our own save's notice can overtake its reply; the reply fans it out (or, if it
+            # is lost, the reload that follows does). Any other notice of ours is news.
+            if notice.origin == self._instance and (
+                self._service.saving(notice.code) == notice.version
+            ):
                 return
             self.refresh(notice.code)
         else:
@@ -177,29 +216,30 @@ class Hub:
 
     def refresh(self, code: str, *, presence: bool = False) -> None:
         """Reload the room (coalesced: one reload in flight per room) and fan it out."""
-        if code in self._refreshing:
-            self._again[code] = self._again.get(code, False) or presence
-            return
-        task = asyncio.get_running_loop().create_task(self._reload(code, presence))
-        self._refreshing[code] = task
-        task.add_done_callback(lambda _: self._refreshing.pop(code, None))
+        self._dirty[code] = self._dirty.get(code, False) or presence
+        if code not in self._refreshing:
+            self._refreshing[code] = asyncio.get_running_loop().create_task(self._reload(code))
 
-    async def _reload(self, code: str, presence: bool) -> None:
-        while True:
-            try:
-                if presence:
-                    self._presence[code] = await self._store.presence(code)
-                room = await self._service.get(code)
-            except StoreError as exc:
-                log.warning("reload of %s failed: %s", code, exc)
-                return
-            if room is None:
-                self._room_gone(code)
-                return
-            self.fan_out(room)
-            if code not in self._again:
-                return
-            presence = self._again.pop(code)
+    async def _reload(self, code: str) -> None:
+        try:
+            while code in self._dirty:
+                presence = self._dirty.pop(code)
+                try:
+                    if presence:
+                        self._presence[code] = await self._store.presence(code)
+                    room = await self._service.get(code)
+                except StoreError as exc:
+                    # The periodic check tries again once the store answers.
+                    log.warning("reload of %s failed: %s", code, exc)
+                    return
+                if room is None:
+                    self._room_gone(code)
+                    return
+                self.fan_out(room)
+        finally:
+            # No await between the loop's last look at ``_dirty`` and this: a refresh asked
+            # for after that look starts a new task.
+            del self._refreshing[code]
 
     def _room_gone(self, code: str) -> None:
         for conn in list(self._rooms.get(code, ())):
@@ -222,7 +262,12 @@ class Hub:
         newest = self._service.cached(code)
         if newest is not None and newest.version > room.version:
             room = newest
-        self._sent[code] = max(self._sent.get(code, 0), room.version)
+        sent = self._sent.get(code, 0)
+        if room.version < sent:
+            # The store went back in time: renumber what it holds above what was sent.
+            self._rewind(code, sent)
+            return
+        self._sent[code] = room.version
         presence = self._presence.get(code, frozenset())
         due: list[tuple[Connection, int | None]] = []
         for conn in list(conns):
@@ -269,6 +314,24 @@ class Hub:
             if conn.overflowed:
                 self._metrics.dropped += 1
                 self.detach(conn)
+
+    def _rewind(self, code: str, above: int) -> None:
+        if code in self._rewinding:
+            return
+        self._rewinding.add(code)
+        self._metrics.rewinds += 1
+        log.warning("room %s is older in the store than v%d: renumbering", code, above)
+        self._background(self._renumber(code, above))
+
+    async def _renumber(self, code: str, above: int) -> None:
+        clock = self._service.clock
+        try:
+            await self._service.change(code, lambda r: commands.renumber(r, above, clock()))
+        except (ParlorError, StoreError) as exc:
+            log.info("renumbering %s skipped: %s", code, exc)
+            self.refresh(code)
+        finally:
+            self._rewinding.discard(code)
 
     def _revoke(self, conn: Connection) -> None:
         """The connection's seat was given up or taken away (kick, leave from another tab)."""

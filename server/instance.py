@@ -23,7 +23,9 @@ log = logging.getLogger("parlor")
 
 def make_store(settings: Settings) -> Store:
     if settings.redis_url:
-        return RedisStore(settings.redis_url, log_max=settings.log_max)
+        return RedisStore(
+            settings.redis_url, log_max=settings.log_max, timeout=settings.redis_timeout
+        )
     return MemoryStore(log_max=settings.log_max)
 
 
@@ -38,6 +40,7 @@ class Instance:
         self.bots = Bots(self.service, settings.bot_delay)
         self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)
         self.service.on_saved = self.hub.on_saved
+        self.service.on_loaded = self.hub.on_loaded
         self.metrics.gauges["parlor_connections"] = lambda: self.hub.connection_count
         self.metrics.gauges["parlor_rooms_active"] = lambda: self.hub.room_count
 

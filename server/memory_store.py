@@ -15,9 +15,11 @@ from server.store import (
     Notice,
     NoticeHandler,
     RoomMissing,
+    Stamp,
     Store,
     Stored,
     VersionConflict,
+    new_tag,
 )
 
 
@@ -27,8 +29,8 @@ class MemoryStore(Store):
     def __init__(self, clock: Callable[[], float] = time.monotonic, log_max: int = 10_000) -> None:
         self._clock = clock
         self._log_max = log_max
-        # code -> (version, data, expires_at)
-        self._rooms: dict[str, tuple[int, bytes, float]] = {}
+        # code -> (stored record, expires_at)
+        self._rooms: dict[str, tuple[Stored, float]] = {}
         self._logs: dict[str, list[tuple[int, bytes]]] = {}
         # code -> instance -> (expires_at, seat ids)
         self._presence: dict[str, dict[str, tuple[float, list[int]]]] = {}
@@ -43,12 +45,14 @@ class MemoryStore(Store):
     async def ping(self) -> None:
         return None
 
-    def _live(self, code: str) -> tuple[int, bytes, float] | None:
+    def _live(self, code: str) -> Stored | None:
         item = self._rooms.get(code)
-        if item is not None and item[2] <= self._clock():
+        if item is None:
+            return None
+        if item[1] <= self._clock():
             self._drop(code)
             return None
-        return item
+        return item[0]
 
     def _drop(self, code: str) -> None:
         self._rooms.pop(code, None)
@@ -60,31 +64,44 @@ class MemoryStore(Store):
         if handler is not None:
             asyncio.get_running_loop().call_soon(handler, notice)
 
-    async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> bool:
+    async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> str | None:
         if self._live(code) is not None:
-            return False
-        self._rooms[code] = (1, data, self._clock() + ttl)
+            return None
+        tag = new_tag()
+        self._rooms[code] = (Stored(1, data, tag), self._clock() + ttl)
         self._logs[code] = [(1, entry)]
-        return True
+        return tag
 
     async def load(self, code: str) -> Stored | None:
-        item = self._live(code)
-        return None if item is None else Stored(item[0], item[1])
+        return self._live(code)
 
     async def save(
-        self, code: str, expected: int, data: bytes, entry: bytes, ttl: float, notice: Notice
-    ) -> None:
+        self,
+        code: str,
+        expected: str,
+        version: int,
+        data: bytes,
+        entry: bytes,
+        ttl: float,
+        notice: Notice,
+    ) -> str:
         item = self._live(code)
         if item is None:
             raise RoomMissing(code)
-        if item[0] != expected:
+        if item.tag != expected:
             raise VersionConflict(code)
-        self._rooms[code] = (expected + 1, data, self._clock() + ttl)
+        tag = new_tag()
+        self._rooms[code] = (Stored(version, data, tag), self._clock() + ttl)
         log = self._logs.setdefault(code, [])
-        log.append((expected + 1, entry))
+        log.append((version, entry))
         if len(log) > self._log_max:
             del log[: len(log) - self._log_max]
         self._notify(notice)
+        return tag
+
+    async def stamps(self, codes: list[str]) -> dict[str, Stamp | None]:
+        found = {code: self._live(code) for code in codes}
+        return {code: None if item is None else item.stamp for code, item in found.items()}
 
     async def log(self, code: str) -> list[tuple[int, bytes]]:
         if self._live(code) is None:
@@ -96,7 +113,7 @@ class MemoryStore(Store):
 
     async def ttl(self, code: str) -> float | None:
         item = self._live(code)
-        return None if item is None else item[2] - self._clock()
+        return None if item is None else self._rooms[code][1] - self._clock()
 
     async def set_presence(
         self, code: str, instance: str, seat_ids: list[int], ttl: float, notice: Notice | None

@@ -35,6 +35,10 @@ class Metrics:
     conflicts: int = 0
     views: int = 0
     dropped: int = 0
+    lost_replies: int = 0
+    resyncs: int = 0
+    caught_up: int = 0
+    rewinds: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     action_latency: Histogram = field(default_factory=Histogram)
     #: Live values read at render time (connections, active rooms), set by the app.
@@ -56,6 +60,24 @@ class Metrics:
         counter("parlor_store_conflicts_total", "Lost compare-and-set races.", self.conflicts)
         counter("parlor_views_sent_total", "State messages queued.", self.views)
         counter("parlor_dropped_connections_total", "Connections closed as too slow.", self.dropped)
+        counter(
+            "parlor_lost_replies_total",
+            "Saves whose reply was lost, settled by reading the room again.",
+            self.lost_replies,
+        )
+        counter(
+            "parlor_resyncs_total", "Notice (re)subscriptions that resynced rooms.", self.resyncs
+        )
+        counter(
+            "parlor_caught_up_total",
+            "Rooms the periodic check found newer than what was sent (a missed notice).",
+            self.caught_up,
+        )
+        counter(
+            "parlor_rewinds_total",
+            "Rooms found older than what was sent (the store went back in time).",
+            self.rewinds,
+        )
         lines.append("# HELP parlor_errors_total Errors answered, by code.")
         lines.append("# TYPE parlor_errors_total counter")
         for code, n in sorted(self.errors.items()):

@@ -9,7 +9,16 @@ from __future__ import annotations
 from enum import IntEnum, StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, TypeAdapter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    TypeAdapter,
+)
 
 
 class ErrorCode(StrEnum):
@@ -24,6 +33,7 @@ class ErrorCode(StrEnum):
     ALREADY_JOINED = "already_joined"
     BAD_TOKEN = "bad_token"
     NOT_YOUR_SEAT = "not_your_seat"
+    BAD_SEQ = "bad_seq"
     KICKED = "kicked"
     # The room
     NO_ROOM = "no_room"
@@ -46,6 +56,8 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
+    #: Never sent: a planned bot move or timeout whose moment has passed.
+    STALE = "stale"
 
 
 class CloseCode(IntEnum):
@@ -58,6 +70,15 @@ class CloseCode(IntEnum):
     NO_ROOM = 4004
 
 
+#: The largest sequence number (the largest integer a JavaScript number holds exactly).
+MAX_SEQ = 2**53
+#: A client-chosen key (a join key, a room-creation key): 16 to 64 URL-safe characters.
+Key = Annotated[StrictStr, Field(min_length=16, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+#: Seat tokens are minted by the server in this alphabet; anything else cannot be one.
+Token = Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+Seconds = Annotated[float, Strict()]
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -65,68 +86,77 @@ class _Message(BaseModel):
 class Join(_Message):
     type: Literal["join"]
     name: StrictStr
+    #: Chosen by the client and kept until it has its token: a join resent with the same key
+    #: (after a lost ``welcome``) gets the same seat and token back instead of a second seat.
+    key: Key
 
 
 class Resume(_Message):
     type: Literal["resume"]
-    token: StrictStr
+    token: Token
 
 
 class Watch(_Message):
     type: Literal["watch"]
 
 
-class Act(_Message):
+class Sequenced(_Message):
+    """A command of a seated player. ``seq`` makes it exactly-once: the seat's one counter,
+    shared by every command type; a resent ``seq`` is acknowledged, never applied again."""
+
+    seq: Annotated[StrictInt, Field(ge=1, le=MAX_SEQ)]
+
+
+class Act(Sequenced):
     type: Literal["act"]
-    seq: Annotated[StrictInt, Field(ge=1, le=2**53)]
     action: dict[str, Any]
     #: Optional: when given it must be the sender's own seat.
     seat: StrictInt | None = None
 
 
-class Chat(_Message):
+class Chat(Sequenced):
     type: Literal["chat"]
     text: StrictStr
 
 
-class Options(_Message):
+class Options(Sequenced):
     type: Literal["options"]
     options: dict[str, Any] | None = None
-    turn_timer: float | None = None
+    turn_timer: Seconds | None = None
 
 
-class AddBot(_Message):
+class AddBot(Sequenced):
     type: Literal["add_bot"]
 
 
-class Kick(_Message):
+class Kick(Sequenced):
     type: Literal["kick"]
     id: StrictInt
 
 
-class GiveHost(_Message):
+class GiveHost(Sequenced):
     type: Literal["give_host"]
     id: StrictInt
 
 
-class Lock(_Message):
+class Lock(Sequenced):
     type: Literal["lock"]
     locked: StrictBool
 
 
-class Start(_Message):
+class Start(Sequenced):
     type: Literal["start"]
 
 
-class Rematch(_Message):
+class Rematch(Sequenced):
     type: Literal["rematch"]
 
 
-class Leave(_Message):
+class Leave(Sequenced):
     type: Literal["leave"]
 
 
-class Back(_Message):
+class Back(Sequenced):
     type: Literal["back"]
 
 
@@ -156,11 +186,28 @@ _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot),
     *(Kick, GiveHost, Lock, Start, Rematch, Leave, Back, Sync),
 )
-CLIENT_TYPES = frozenset(
-    m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+_TYPE_OF: dict[type[_Message], str] = {
+    m: m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
     for m in _MESSAGES
-)
+}
+CLIENT_TYPES = frozenset(_TYPE_OF.values())
+#: The message types that carry a seat's ``seq``.
+SEQUENCED_TYPES = frozenset(t for m, t in _TYPE_OF.items() if issubclass(m, Sequenced))
 client_message: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+
+
+class CreateRoom(BaseModel):
+    """The body of ``POST /api/rooms``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    game: StrictStr
+    options: dict[str, Any] | None = None
+    turn_timer: Seconds = 0.0
+    #: Optional: a creation resent with the same key returns the room it made the first time.
+    key: Key | None = None
+
+
+create_room_body: TypeAdapter[CreateRoom] = TypeAdapter(CreateRoom)
 
 
 def error(code: str, message: str, **extra: Any) -> dict[str, Any]:

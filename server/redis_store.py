@@ -15,7 +15,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
+from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
@@ -26,37 +26,39 @@ from server.store import (
     NoticeHandler,
     NoticeKind,
     RoomMissing,
+    Stamp,
     Store,
     Stored,
     StoreUnavailable,
     VersionConflict,
+    new_tag,
 )
 
 log = logging.getLogger(__name__)
 
-# KEYS: room, log, presence. ARGV: data, entry, ttl_ms
+# KEYS: room, log, presence. ARGV: data, entry, ttl_ms, tag
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'v', 1, 'data', ARGV[1])
+redis.call('HSET', KEYS[1], 'v', 1, 't', ARGV[4], 'data', ARGV[1])
 redis.call('XADD', KEYS[2], '*', 'v', 1, 'e', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 """
 
-# KEYS: room, log, presence. ARGV: expected, data, entry, ttl_ms, log_max, channel, notice
+# KEYS: room, log, presence.
+# ARGV: expected tag, version, data, entry, ttl_ms, log_max, channel, notice, new tag
 _SAVE = """
-local v = redis.call('HGET', KEYS[1], 'v')
-if not v then return 0 end
-if v ~= ARGV[1] then return -1 end
-local nv = tostring(tonumber(ARGV[1]) + 1)
-redis.call('HSET', KEYS[1], 'v', nv, 'data', ARGV[2])
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*', 'v', nv, 'e', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('PEXPIRE', KEYS[3], ARGV[4])
-redis.call('PUBLISH', ARGV[6], ARGV[7])
+local t = redis.call('HGET', KEYS[1], 't')
+if not t then return 0 end
+if t ~= ARGV[1] then return -1 end
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 't', ARGV[9], 'data', ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[2], 'e', ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+redis.call('PUBLISH', ARGV[7], ARGV[8])
 return 1
 """
 
@@ -74,21 +76,28 @@ return 1
 class RedisStore(Store):
     kind = "redis"
 
-    def __init__(self, url: str, log_max: int = 10_000) -> None:
+    def __init__(self, url: str, log_max: int = 10_000, timeout: float = 1.0) -> None:
         self._url = url
         self._log_max = log_max
-        # A pooled connection may be dead after a Redis restart: reconnect and retry a few
-        # times before telling anyone the store is unavailable. Retrying the compare-and-set is
-        # safe: if the first attempt did apply, the retry finds the version moved on, and the
-        # reload that follows recognises the action's sequence number as already applied.
+        self._timeout = timeout
+        # Every call gives up after ``timeout`` (a frozen Redis must not freeze the players).
+        # Reads may be retried once on a fresh connection (a pooled one may be dead after a
+        # Redis restart). Writes never are: a write whose reply was lost may have happened,
+        # and only the caller, by reading the record again, can tell (see store.py).
+        common: dict[str, Any] = {
+            "decode_responses": False,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+            "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+        }
         self._redis: aioredis.Redis = aioredis.Redis.from_url(
-            url,
-            decode_responses=False,
-            retry=Retry(ExponentialBackoff(cap=0.5, base=0.02), retries=5),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            url, retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=1), **common
         )
-        self._create = self._redis.register_script(_CREATE)
-        self._save = self._redis.register_script(_SAVE)
+        self._writes: aioredis.Redis = aioredis.Redis.from_url(
+            url, retry=Retry(NoBackoff(), retries=0), **common
+        )
+        self._create = self._writes.register_script(_CREATE)
+        self._save = self._writes.register_script(_SAVE)
         self._presence = self._redis.register_script(_PRESENCE)
         self._listener: asyncio.Task[None] | None = None
 
@@ -100,31 +109,55 @@ class RedisStore(Store):
         await asyncio.wait_for(ready.wait(), timeout=10)
 
     async def _listen(self, on_notice: NoticeHandler, ready: asyncio.Event) -> None:
-        delay = 0.1
-        while True:
-            pubsub = self._redis.pubsub(ignore_subscribe_messages=True)
-            try:
-                await pubsub.subscribe(keys.NOTICES)
-                if ready.is_set():
-                    # Notices may have been lost while disconnected: every room resyncs.
-                    on_notice(Notice(NoticeKind.RESYNC, "*", 0, ""))
-                ready.set()
-                delay = 0.1
-                while True:
-                    message = await pubsub.get_message(timeout=None)
-                    if message is None or message.get("type") != "message":
-                        continue
-                    try:
-                        on_notice(Notice.decode(message["data"].decode()))
-                    except (ValueError, UnicodeDecodeError):
-                        log.warning("ignoring a malformed notice: %r", message["data"])
-            except (RedisError, OSError) as exc:
-                log.warning("notice listener lost Redis (%s); reconnecting", exc)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 5.0)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+        """Deliver notices; after every (re)subscription, tell the instance to resync.
+
+        Its own client never retries, so a lost connection surfaces here and is replaced by a
+        new subscription. Every ``subscribe`` confirmation after the first one means notices
+        may have been missed in between (redis-py can also resubscribe silently on
+        reconnect), so each one becomes a RESYNC."""
+        delay = 0.05
+        client: aioredis.Redis = aioredis.Redis.from_url(
+            self._url,
+            decode_responses=False,
+            socket_connect_timeout=self._timeout,
+            retry=Retry(NoBackoff(), retries=0),
+        )
+        try:
+            while True:
+                pubsub = client.pubsub(ignore_subscribe_messages=False)
+                try:
+                    await pubsub.subscribe(keys.NOTICES)
+                    while True:
+                        message = await pubsub.get_message(timeout=1.0)
+                        if message is None:
+                            continue
+                        kind = message.get("type")
+                        if kind == "subscribe":
+                            if ready.is_set():
+                                on_notice(Notice(NoticeKind.RESYNC, "*", 0, ""))
+                            ready.set()
+                            delay = 0.05
+                        elif kind == "message":
+                            self._deliver(on_notice, message["data"])
+                except (RedisError, OSError) as exc:
+                    log.warning("notice listener lost Redis (%s); reconnecting", exc)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                finally:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+        finally:
+            with contextlib.suppress(Exception):
+                await client.aclose()
+
+    @staticmethod
+    def _deliver(on_notice: NoticeHandler, data: bytes) -> None:
+        try:
+            notice = Notice.decode(data.decode())
+        except (ValueError, UnicodeDecodeError):
+            log.warning("ignoring a malformed notice: %r", data)
+            return
+        on_notice(notice)
 
     async def close(self) -> None:
         if self._listener is not None:
@@ -132,45 +165,59 @@ class RedisStore(Store):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
         await self._redis.aclose()
+        await self._writes.aclose()
 
     async def _call(self, coro: Any) -> Any:
         try:
             return await coro
         except (RedisError, OSError) as exc:
-            raise StoreUnavailable(str(exc)) from exc
+            raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
 
     async def ping(self) -> None:
         await self._call(self._redis.ping())
 
-    async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> bool:
+    async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> str | None:
+        tag = new_tag()
         result = await self._call(
             self._create(
                 keys=[keys.room(code), keys.log(code), keys.presence(code)],
-                args=[data, entry, int(ttl * 1000)],
+                args=[data, entry, int(ttl * 1000), tag],
             )
         )
-        return bool(result)
+        return tag if result else None
 
     async def load(self, code: str) -> Stored | None:
-        version, data = await self._call(self._redis.hmget(keys.room(code), ["v", "data"]))
+        version, tag, data = await self._call(
+            self._redis.hmget(keys.room(code), ["v", "t", "data"])
+        )
         if version is None or data is None:
             return None
-        return Stored(int(version), data)
+        return Stored(int(version), data, (tag or b"").decode())
 
     async def save(
-        self, code: str, expected: int, data: bytes, entry: bytes, ttl: float, notice: Notice
-    ) -> None:
+        self,
+        code: str,
+        expected: str,
+        version: int,
+        data: bytes,
+        entry: bytes,
+        ttl: float,
+        notice: Notice,
+    ) -> str:
+        tag = new_tag()
         result = await self._call(
             self._save(
                 keys=[keys.room(code), keys.log(code), keys.presence(code)],
                 args=[
-                    str(expected),
+                    expected,
+                    str(version),
                     data,
                     entry,
                     int(ttl * 1000),
                     self._log_max,
                     keys.NOTICES,
                     notice.encode(),
+                    tag,
                 ],
             )
         )
@@ -178,6 +225,19 @@ class RedisStore(Store):
             raise RoomMissing(code)
         if result == -1:
             raise VersionConflict(code)
+        return tag
+
+    async def stamps(self, codes: list[str]) -> dict[str, Stamp | None]:
+        if not codes:
+            return {}
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for code in codes:
+                pipe.hmget(keys.room(code), ["v", "t"])
+            rows = await self._call(pipe.execute())
+        return {
+            code: None if version is None else Stamp(int(version), (tag or b"").decode())
+            for code, (version, tag) in zip(codes, rows, strict=True)
+        }
 
     async def log(self, code: str) -> list[tuple[int, bytes]]:
         rows = await self._call(self._redis.xrange(keys.log(code)))
@@ -185,12 +245,15 @@ class RedisStore(Store):
 
     async def codes(self, limit: int) -> list[str]:
         found: list[str] = []
-        async for key in self._redis.scan_iter(match=keys.ROOM_PATTERN, count=500):
-            code = keys.code_of(key.decode())
-            if code is not None:
-                found.append(code)
-            if len(found) >= limit:
-                break
+        try:
+            async for key in self._redis.scan_iter(match=keys.ROOM_PATTERN, count=500):
+                code = keys.code_of(key.decode())
+                if code is not None:
+                    found.append(code)
+                if len(found) >= limit:
+                    break
+        except (RedisError, OSError) as exc:
+            raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         return found
 
     async def ttl(self, code: str) -> float | None:

@@ -30,8 +30,11 @@ class Seat:
     token_hash: str | None
     #: Set when the turn timer ran out; a bot plays for the seat until its player acts again.
     away: bool = False
-    #: The last client sequence number applied for this seat (actions apply at most once).
+    #: The last client sequence number applied for this seat (commands apply exactly once).
     last_seq: int = 0
+    #: (seq, version it produced) of the seat's latest commands, newest last: a resent command
+    #: is answered with its original result.
+    acks: tuple[tuple[int, int], ...] = ()
 
     @property
     def bot(self) -> bool:
@@ -69,6 +72,11 @@ class Room:
     next_id: int
     created_at: float
     changed_at: float
+    #: Random, never sent: seat tokens are derived from it and the client's join key, so a
+    #: join resent with the same key gets the same token back.
+    secret: str = ""
+    #: Digest of the key the room was created with (a resent creation finds its room).
+    created_by: str = ""
 
     @property
     def game(self) -> Game[Any, Any]:
@@ -88,7 +96,14 @@ class Room:
 
 
 def new_room(
-    code: str, game_id: str, options: dict[str, Any], turn_timer: float, now: float
+    code: str,
+    game_id: str,
+    options: dict[str, Any],
+    turn_timer: float,
+    now: float,
+    *,
+    secret: str = "",
+    created_by: str = "",
 ) -> Room:
     return Room(
         code=code,
@@ -108,6 +123,8 @@ def new_room(
         next_id=1,
         created_at=now,
         changed_at=now,
+        secret=secret,
+        created_by=created_by,
     )
 
 
@@ -123,7 +140,7 @@ def encode(room: Room) -> bytes:
             "options": room.options,
             "version": room.version,
             "phase": room.phase.value,
-            "seats": [[s.id, s.name, s.token_hash, s.away, s.last_seq] for s in room.seats],
+            "seats": [[s.id, s.name, s.token_hash, s.away, s.last_seq, s.acks] for s in room.seats],
             "host": room.host,
             "locked": room.locked,
             "turn_timer": room.turn_timer,
@@ -135,6 +152,8 @@ def encode(room: Room) -> bytes:
             "next_id": room.next_id,
             "created_at": room.created_at,
             "changed_at": room.changed_at,
+            "secret": room.secret,
+            "created_by": room.created_by,
         }
     )
 
@@ -148,7 +167,7 @@ def decode(data: bytes) -> Room:
         options=raw["options"],
         version=raw["version"],
         phase=Phase(raw["phase"]),
-        seats=tuple(Seat(*s) for s in raw["seats"]),
+        seats=tuple(_seat(s) for s in raw["seats"]),
         host=raw["host"],
         locked=raw["locked"],
         turn_timer=raw["turn_timer"],
@@ -160,4 +179,11 @@ def decode(data: bytes) -> Room:
         next_id=raw["next_id"],
         created_at=raw["created_at"],
         changed_at=raw["changed_at"],
+        secret=raw.get("secret", ""),
+        created_by=raw.get("created_by", ""),
     )
+
+
+def _seat(raw: list[Any]) -> Seat:
+    acks = tuple((int(s), int(v)) for s, v in raw[5]) if len(raw) > 5 else ()
+    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks)

@@ -1,9 +1,11 @@
 """Room operations over the store: create, read, and change under compare-and-set.
 
 ``change`` is the one path by which a room changes: run a pure command from
-:mod:`server.commands` on the latest room, save with CAS, and on a lost race reload, re-validate
-and retry. Decoded rooms are cached per code so that the common case (this instance made the
-last change) needs no extra read or decode.
+:mod:`server.commands` on the latest room, save with a compare-and-set on the record's tag,
+and on a lost race reload, re-validate and retry. Decoded rooms are cached per code with the
+tag they were read or written with, so the common case (this instance made the last change)
+needs no extra read or decode, and a cached room is used only while the store still holds
+exactly that write: the store is the truth, even when it goes back in time.
 """
 
 from __future__ import annotations
@@ -14,21 +16,48 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rules.codec import pack
 from rules.errors import RulesError
-from rules.registry import get_game
-from server import codes, rooms
-from server.commands import Change
+from server import codes, commands, rooms
+from server.commands import Change, Context, Limits
 from server.config import Settings
 from server.errors import RoomError, Stale
 from server.metrics import Metrics
+from server.protocol import ErrorCode
 from server.rooms import Room
-from server.store import Notice, NoticeKind, RoomMissing, Store, VersionConflict
+from server.store import (
+    Notice,
+    NoticeKind,
+    RoomMissing,
+    Stamp,
+    Store,
+    StoreUnavailable,
+    VersionConflict,
+)
 
 Command = Callable[[Room], Change]
 CACHE_SIZE = 10_000
+#: Room codes tried for one creation key before giving up.
+CODE_ATTEMPTS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Cached:
+    room: Room
+    tag: str
+
+
+def limits_of(settings: Settings) -> Limits:
+    return Limits(
+        name_max=settings.name_max_len,
+        chat_max_len=settings.chat_max_len,
+        chat_keep=settings.chat_keep,
+        min_turn_timer=settings.min_turn_timer,
+        max_turn_timer=settings.max_turn_timer,
+    )
 
 
 class RoomService:
@@ -45,27 +74,45 @@ class RoomService:
         self.metrics = metrics
         self.instance = instance
         self.clock = clock
-        self._cache: OrderedDict[str, Room] = OrderedDict()
+        self.limits = limits_of(settings)
+        self._cache: OrderedDict[str, _Cached] = OrderedDict()
         #: Newest version announced by any instance, for cached rooms: a cached room at least
         #: this new is the latest this instance can know of, so a refusal needs no reload.
         self._heard: dict[str, int] = {}
         #: One lock per room with changes in flight here: changes from this instance's own
         #: connections queue up instead of racing each other through the compare-and-set.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        #: The version a save in flight here will write, per room (its notice can overtake
+        #: the reply; the reply, or the reload after a lost one, fans it out).
+        self._saving: dict[str, int] = {}
         #: Called with every room this instance saved (the hub fans it out at once).
         self.on_saved: Callable[[Room], None] = lambda room: None
+        #: Called with every room read from the store that differs from the cached one:
+        #: a change this instance has not fanned out may be in it (say, one whose reply was
+        #: lost), so the hub fans it out too.
+        self.on_loaded: Callable[[Room], None] = lambda room: None
 
-    def _remember(self, room: Room) -> None:
-        current = self._cache.get(room.code)
-        if current is None or current.version <= room.version:
-            self._cache[room.code] = room
+    def context(self) -> Context:
+        return Context(now=self.clock(), seed=self.new_seed(), limits=self.limits)
+
+    def _remember(self, room: Room, tag: str) -> None:
+        self._cache[room.code] = _Cached(room, tag)
         self._cache.move_to_end(room.code)
         if len(self._cache) > CACHE_SIZE:
             old, _ = self._cache.popitem(last=False)
             self._heard.pop(old, None)
 
     def cached(self, code: str) -> Room | None:
-        return self._cache.get(code)
+        entry = self._cache.get(code)
+        return None if entry is None else entry.room
+
+    def holds(self, stamp: Stamp | None, code: str) -> bool:
+        """Whether the cached room is exactly the write ``stamp`` names."""
+        entry = self._cache.get(code)
+        return entry is not None and stamp is not None and entry.tag == stamp.tag
+
+    def saving(self, code: str) -> int | None:
+        return self._saving.get(code)
 
     def forget(self, code: str) -> None:
         self._cache.pop(code, None)
@@ -80,43 +127,62 @@ class RoomService:
         return room.version >= self._heard.get(room.code, 0)
 
     async def create(
-        self, game_id: str, options: dict[str, Any] | None, turn_timer: float = 0.0
+        self,
+        game_id: str,
+        options: dict[str, Any] | None,
+        turn_timer: float = 0.0,
+        key: str | None = None,
     ) -> Room:
-        try:
-            game = get_game(game_id)
-        except KeyError:
-            raise RoomError("bad_message", f"There is no game {game_id!r}") from None
-        parsed = game.parse_options(options).model_dump(mode="json")
-        low, high = self.settings.min_turn_timer, self.settings.max_turn_timer
-        if turn_timer != 0 and not low <= turn_timer <= high:
-            raise RoomError("bad_message", f"The turn timer is 0 (off) or {low:g}-{high:g} s")
-        now = self.clock()
-        for _ in range(20):
-            room = rooms.new_room(codes.new_code(), game_id, parsed, float(turn_timer), now)
-            entry = pack({"kind": "create", "game": game_id, "options": parsed, "at": now})
-            if await self.store.create(
-                room.code, rooms.encode(room), entry, self.settings.room_ttl
-            ):
+        """A new room; a creation resent with the same ``key`` returns the room it made.
+
+        The codes tried are derived from the key, so a resend (after a lost reply, on any
+        instance) walks the same codes and finds its own room by ``created_by``."""
+        key = key if key is not None else secrets.token_urlsafe(16)
+        created_by = commands.digest(f"create:{key}")
+        ctx = self.context()
+        for attempt in range(CODE_ATTEMPTS):
+            code = codes.from_key(key, attempt)
+            room = commands.create(
+                code,
+                game_id,
+                options,
+                turn_timer,
+                ctx,
+                secret=secrets.token_hex(16),
+                created_by=created_by,
+            )
+            entry = pack(
+                {"kind": "create", "game": game_id, "options": room.options, "at": ctx.now}
+            )
+            tag = await self.store.create(code, rooms.encode(room), entry, self.settings.room_ttl)
+            if tag is not None:
                 self.metrics.rooms_created += 1
-                self._remember(room)
+                self._remember(room, tag)
                 return room
-        raise RoomError("conflict", "Could not find a free room code; try again")
+            existing = await self.get(code)
+            if existing is not None and existing.created_by == created_by:
+                return existing
+        raise RoomError(ErrorCode.CONFLICT, "Could not find a free room code; try again")
 
     async def get(self, code: str) -> Room | None:
-        """The room as the store has it now (decoded only if the cache is behind)."""
+        """The room as the store has it now (decoded only if the cache does not hold it)."""
         stored = await self.store.load(code)
         if stored is None:
             self.forget(code)
             return None
         cached = self._cache.get(code)
-        if cached is not None and cached.version == stored.version:
-            return cached
+        if cached is not None and cached.tag == stored.tag:
+            return cached.room
         room = rooms.decode(stored.data)
-        self._remember(room)
+        self._remember(room, stored.tag)
+        self.on_loaded(room)
         return room
 
     async def change(self, code: str, command: Command) -> Change:
-        """Apply ``command`` with compare-and-set; refusals raise, the room is unchanged."""
+        """Apply ``command`` with compare-and-set; refusals raise, the room is unchanged.
+
+        Raises :class:`StoreUnavailable` when the store cannot be reached; the command may
+        or may not have been applied then, and resending it (same seq, same key) is safe."""
         lock = self._locks.get(code)
         if lock is None:
             lock = self._locks[code] = asyncio.Lock()
@@ -124,45 +190,67 @@ class RoomService:
             return await self._change(code, command)
 
     async def _change(self, code: str, command: Command) -> Change:
-        room = self._cache.get(code)
+        cached = self._cache.get(code)
         # A refusal judged on a room that is the newest this instance has heard of is final;
         # one judged on a room that may be behind another instance is judged again.
-        fresh = room is not None and self._current(room)
+        fresh = cached is not None and self._current(cached.room)
+        reply_lost = False
         for _ in range(self.settings.max_retries):
-            if room is None:
+            if cached is None:
                 room = await self.get(code)
+                cached = self._cache.get(code)
                 fresh = True
-                if room is None:
-                    raise RoomError("no_room", "This room does not exist or has expired")
+                if room is None or cached is None:
+                    raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
+            room = cached.room
             try:
                 change = command(room)
             except (RoomError, RulesError) as exc:
                 if fresh or isinstance(exc, Stale):
                     raise
                 # The cache may be behind another instance: judge again on the latest room.
-                room = None
+                cached = None
                 continue
             if change.entry is None:
                 return change
             new = change.room
             entry = pack({**change.entry, "at": new.changed_at})
             notice = Notice(NoticeKind.CHANGE, code, new.version, self.instance)
+            self._saving[code] = new.version
             try:
-                await self.store.save(
-                    code, room.version, rooms.encode(new), entry, self.settings.room_ttl, notice
+                tag = await self.store.save(
+                    code,
+                    cached.tag,
+                    new.version,
+                    rooms.encode(new),
+                    entry,
+                    self.settings.room_ttl,
+                    notice,
                 )
             except VersionConflict:
                 self.metrics.conflicts += 1
-                room = None
+                cached = None
                 continue
             except RoomMissing:
                 self.forget(code)
-                raise RoomError("no_room", "This room has expired") from None
+                raise RoomError(ErrorCode.NO_ROOM, "This room has expired") from None
+            except StoreUnavailable:
+                # The reply was lost: the save may have happened. Read the room again: a
+                # command that did apply is recognised there (its seq, its join key, the
+                # version a bot move was planned for) and answered with its first result.
+                if reply_lost:
+                    raise
+                reply_lost = True
+                self.metrics.lost_replies += 1
+                cached = None
+                continue
+            finally:
+                self._saving.pop(code, None)
             self.metrics.changes += 1
-            self._remember(new)
+            self._remember(new, tag)
             self.on_saved(new)
             return change
-        raise RoomError("conflict", "The room is too busy right now; try again")
+        raise RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
 
     @staticmethod
     def new_seed() -> int:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import secrets
 import time
-from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -28,27 +26,19 @@ from server.metrics import Metrics
 from server.protocol import (
     CLIENT_TYPES,
     Act,
-    AddBot,
-    Back,
     Chat,
     ClientMessage,
     CloseCode,
     ErrorCode,
-    GiveHost,
     Join,
-    Kick,
     Leave,
-    Lock,
-    Options,
-    Rematch,
     Resume,
-    Start,
+    Sequenced,
     Sync,
     Watch,
     client_message,
     error,
 )
-from server.rooms import Phase, Room
 from server.service import RoomService
 from server.store import StoreError
 from server.wire import Frame, FrameError, decode
@@ -95,14 +85,10 @@ class Session:
     async def handle(self, frame: Frame) -> None:
         if self.conn.closing:
             return
-        size = len(frame) if isinstance(frame, bytes) else len(frame.encode())
+        size = len(frame) if isinstance(frame, bytes) else len(frame.encode(errors="replace"))
         if size > self.settings.max_frame:
             self._error(ErrorCode.TOO_BIG, f"Frames are limited to {self.settings.max_frame} bytes")
             self.conn.close_after_pending(CloseCode.TOO_BIG, "frame too big")
-            return
-        if not self.flood.take():
-            self._error(ErrorCode.FLOOD, "Too many messages; slow down")
-            self._strike()
             return
         try:
             raw = decode(frame, self.conn.fmt)
@@ -110,26 +96,42 @@ class Session:
             self._error(ErrorCode.BAD_FRAME, str(exc))
             self._strike()
             return
+        # Every refusal of a sequenced command names its seq, so a client can match it.
+        seq = raw.get("seq")
+        extra = {"seq": seq} if type(seq) is int else {}
+        if not self.flood.take():
+            self._error(ErrorCode.FLOOD, "Too many messages; slow down", **extra)
+            self._strike()
+            return
         kind = raw.get("type")
-        if kind not in CLIENT_TYPES:
-            self._error(ErrorCode.UNKNOWN_TYPE, f"Unknown message type {str(kind)[:40]!r}")
+        if not isinstance(kind, str) or kind not in CLIENT_TYPES:
+            shown = kind[:40] if isinstance(kind, str) else type(kind).__name__
+            self._error(ErrorCode.UNKNOWN_TYPE, f"Unknown message type {shown!r}", **extra)
             self._strike()
             return
         try:
             message = client_message.validate_python(raw)
         except ValidationError as exc:
-            self._error(ErrorCode.BAD_MESSAGE, f"Malformed {kind}: {readable(exc, 'message')}")
+            self._error(
+                ErrorCode.BAD_MESSAGE, f"Malformed {kind}: {readable(exc, 'message')}", **extra
+            )
+            self._strike()
             return
-        extra = {"seq": message.seq} if isinstance(message, Act) else {}
         try:
             await self.dispatch(message)
         except (ParlorError, RulesError) as exc:
-            self._error(exc.code, exc.message, **extra)
+            extra_fields = getattr(exc, "extra", {})
+            self._error(exc.code, exc.message, **extra, **extra_fields)
             if exc.code == ErrorCode.NO_ROOM:
                 self.conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
         except StoreError as exc:
             log.warning("store error in %s: %s", self.code, exc)
-            self._error(ErrorCode.UNAVAILABLE, "The room store is unavailable; retry", **extra)
+            self._error(
+                ErrorCode.UNAVAILABLE,
+                "The room store is unavailable: this may or may not have been applied; "
+                "resend it unchanged (same seq) to find out",
+                **extra,
+            )
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -140,88 +142,71 @@ class Session:
             raise RoomError(ErrorCode.NOT_JOINED, "Spectators cannot do that; join a seat")
         return self.conn.seat_id
 
-    async def _change(self, command: Callable[[Room], commands.Change]) -> commands.Change:
-        return await self.service.change(self.code, command)
-
     async def dispatch(self, message: ClientMessage) -> None:
-        now = self.service.clock
-        settings = self.settings
         if isinstance(message, Join | Resume | Watch):
             if self.bound:
                 raise RoomError(ErrorCode.ALREADY_JOINED, "This connection is already in the room")
             await self._enter(message)
-            return
-        if isinstance(message, Sync):
+        elif isinstance(message, Sync):
             if not self.bound:
                 raise RoomError(ErrorCode.NOT_JOINED, "Send join, resume or watch first")
             self.hub.resend(self.conn)
-            return
-        seat_id = self._seat_id()
-        if isinstance(message, Act):
-            await self._act(message, seat_id)
-        elif isinstance(message, Chat):
-            if not self.chat_limit.take():
-                raise RoomError(ErrorCode.FLOOD, "You are chatting too fast")
-            text = message.text
-            await self._change(
-                lambda r: commands.chat(
-                    r, seat_id, text, now(), limit=settings.chat_max_len, keep=settings.chat_keep
-                )
-            )
-        elif isinstance(message, Options):
-            opts, timer = message.options, message.turn_timer
-            span = (settings.min_turn_timer, settings.max_turn_timer)
-            await self._change(
-                lambda r: commands.configure(r, seat_id, opts, timer, now(), timer_range=span)
-            )
-        elif isinstance(message, AddBot):
-            await self._change(lambda r: commands.add_bot(r, seat_id, now()))
-        elif isinstance(message, Kick):
-            target = message.id
-            await self._change(lambda r: commands.kick(r, seat_id, target, now()))
-        elif isinstance(message, GiveHost):
-            target = message.id
-            await self._change(lambda r: commands.give_host(r, seat_id, target, now()))
-        elif isinstance(message, Lock):
-            locked = message.locked
-            await self._change(lambda r: commands.lock(r, seat_id, locked, now()))
-        elif isinstance(message, Start | Rematch):
-            await self._start(
-                seat_id, Phase.LOBBY if isinstance(message, Start) else Phase.FINISHED
-            )
-        elif isinstance(message, Back):
-            await self._change(lambda r: commands.back(r, seat_id, now()))
-        elif isinstance(message, Leave):
+        else:
+            await self._command(message, self._seat_id())
+
+    async def _command(self, message: Sequenced, seat_id: int) -> None:
+        """Every seated command: one pure function from ``commands.SEATED``, exactly once."""
+        started = time.perf_counter()
+        if isinstance(message, Act) and message.seat is not None:
+            room = self.service.cached(self.code)
+            if room is None or room.index_of(seat_id) != message.seat:
+                raise RoomError(ErrorCode.NOT_YOUR_SEAT, "You can only act for your own seat")
+        if isinstance(message, Chat) and not self.chat_limit.take():
+            raise RoomError(ErrorCode.FLOOD, "You are chatting too fast")
+        if isinstance(message, Leave):
             # Stop the fan-out first so this connection is not told its own seat was revoked.
             self.hub.detach(self.conn)
-            await self._change(lambda r: commands.leave(r, seat_id, now()))
+        ctx = self.service.context()
+        change = await self.service.change(
+            self.code, lambda r: commands.seated(r, seat_id, message, ctx)
+        )
+        self.conn.send(
+            {
+                "type": "ack",
+                "seq": message.seq,
+                "version": change.result_version,
+                "duplicate": change.duplicate,
+            }
+        )
+        if isinstance(message, Leave):
             self.conn.send({"type": "left"})
             self.conn.close_after_pending(CloseCode.NORMAL, "left the room")
+        if isinstance(message, Act) and not change.duplicate:
+            self.metrics.actions += 1
+            self.metrics.action_latency.observe(time.perf_counter() - started)
 
     async def _enter(self, message: Join | Resume | Watch) -> None:
-        now = self.service.clock
         if isinstance(message, Join):
-            token = secrets.token_urlsafe(24)
-            digest, name = hash_token(token), message.name
-            change = await self._change(
-                lambda r: commands.join(r, name, digest, now(), name_max=self.settings.name_max_len)
+            name, key, name_max = message.name, message.key, self.settings.name_max_len
+            now = self.service.clock
+            change = await self.service.change(
+                self.code,
+                lambda r: commands.join(
+                    r, name, hash_token(commands.seat_token(r, key)), now(), name_max=name_max
+                ),
             )
-            seat_id = change.seat_id
-            room = change.room
-            welcome: dict[str, Any] = {"token": token}
-        elif isinstance(message, Resume):
-            found = await self.service.get(self.code)
-            if found is None:
-                raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
-            seat = found.seat_by_token(hash_token(message.token))
-            if seat is None:
-                raise RoomError(ErrorCode.BAD_TOKEN, "This token does not hold a seat here")
-            room, seat_id, welcome = found, seat.id, {}
+            seat_id, room = change.seat_id, change.room
+            welcome: dict[str, Any] = {"token": commands.seat_token(room, key)}
         else:
             found = await self.service.get(self.code)
             if found is None:
                 raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
             room, seat_id, welcome = found, None, {}
+            if isinstance(message, Resume):
+                seat = found.seat_by_token(hash_token(message.token))
+                if seat is None:
+                    raise RoomError(ErrorCode.BAD_TOKEN, "This token does not hold a seat here")
+                seat_id = seat.id
         index = None if seat_id is None else room.index_of(seat_id)
         self.conn.seat_id = seat_id
         self.bound = True
@@ -230,34 +215,5 @@ class Session:
         )
         await self.hub.attach(self.conn, self.code)
         if isinstance(message, Resume) and seat_id is not None:
-            sid = seat_id
-            await self._change(lambda r: commands.back(r, sid, now()))
-
-    async def _act(self, message: Act, seat_id: int) -> None:
-        started = time.perf_counter()
-        if message.seat is not None:
-            room = self.service.cached(self.code)
-            if room is None or room.index_of(seat_id) != message.seat:
-                raise RoomError(ErrorCode.NOT_YOUR_SEAT, "You can only act for your own seat")
-        seq, action, now = message.seq, message.action, self.service.clock
-        change = await self._change(lambda r: commands.act(r, seat_id, seq, action, now()))
-        duplicate = change.entry is None
-        self.conn.send(
-            {"type": "ack", "seq": seq, "version": change.room.version, "duplicate": duplicate}
-        )
-        if not duplicate:
-            self.metrics.actions += 1
-            self.metrics.action_latency.observe(time.perf_counter() - started)
-
-    async def _start(self, seat_id: int, phase: Phase) -> None:
-        seed, now = self.service.new_seed(), self.service.clock
-
-        def start(room: Room) -> commands.Change:
-            if room.host != seat_id:
-                raise RoomError(ErrorCode.NOT_HOST, "Only the host can do that")
-            if room.phase is not phase:
-                what = "start" if phase is Phase.LOBBY else "rematch"
-                raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot {what} while {room.phase.value}")
-            return commands.start(room, seat_id, seed, now())
-
-        await self._change(start)
+            sid, now = seat_id, self.service.clock
+            await self.service.change(self.code, lambda r: commands.back(r, sid, now()))

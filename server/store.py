@@ -3,14 +3,21 @@
 The store knows nothing of rooms beyond opaque bytes and a version number. Its promises:
 
 * ``create`` is atomic: a code is taken by at most one room.
-* ``save`` is one compare-and-set on the version that, in the same atomic step, writes the
-  record, appends the entry to the room's move log, refreshes the room's time-to-live and
-  publishes a notice to every instance. It either all happens or none of it does.
-* notices reach every subscribed instance (including the one that saved).
+* every write gives the record a new random ``tag``; ``save`` is one compare-and-set on the
+  tag the caller last read that, in the same atomic step, writes the record, appends the entry
+  to the room's move log, refreshes the room's time-to-live and publishes a notice to every
+  instance. It either all happens or none of it does. Comparing tags rather than versions
+  means a record read before the store went back in time (a restore, a failover to a lagging
+  replica) can never overwrite one written after, even at the same version number.
+* notices are a hint, not a guarantee: they may be lost (a reconnect, a restart), so an
+  instance also compares ``stamps`` of the rooms it serves with what it has.
+* no write is retried blindly: a write whose reply was lost raises ``StoreUnavailable`` and the
+  caller reads the record again to learn whether it happened.
 """
 
 from __future__ import annotations
 
+import secrets
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,9 +41,26 @@ class StoreUnavailable(StoreError):
 
 
 @dataclass(frozen=True, slots=True)
+class Stamp:
+    """What identifies one write of a record: its version and the write's random tag."""
+
+    version: int
+    tag: str
+
+
+@dataclass(frozen=True, slots=True)
 class Stored:
     version: int
     data: bytes
+    tag: str
+
+    @property
+    def stamp(self) -> Stamp:
+        return Stamp(self.version, self.tag)
+
+
+def new_tag() -> str:
+    return secrets.token_hex(8)
 
 
 class NoticeKind(StrEnum):
@@ -83,17 +107,30 @@ class Store(ABC):
         """Raise StoreUnavailable unless the store answers."""
 
     @abstractmethod
-    async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> bool:
-        """Store a new room at version 1; False if the code is taken."""
+    async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> str | None:
+        """Store a new room at version 1 and return its tag; None if the code is taken."""
 
     @abstractmethod
     async def load(self, code: str) -> Stored | None: ...
 
     @abstractmethod
     async def save(
-        self, code: str, expected: int, data: bytes, entry: bytes, ttl: float, notice: Notice
-    ) -> None:
-        """Compare-and-set to ``expected + 1``; raises VersionConflict or RoomMissing."""
+        self,
+        code: str,
+        expected: str,
+        version: int,
+        data: bytes,
+        entry: bytes,
+        ttl: float,
+        notice: Notice,
+    ) -> str:
+        """Compare-and-set on the tag ``expected``: write ``data`` as ``version`` and return
+        the new tag; raises VersionConflict or RoomMissing."""
+
+    @abstractmethod
+    async def stamps(self, codes: list[str]) -> dict[str, Stamp | None]:
+        """The current stamp of each room (None for a room that does not exist), in one
+        round trip: the cheap periodic check that notices were not missed."""
 
     @abstractmethod
     async def log(self, code: str) -> list[tuple[int, bytes]]:

@@ -1,16 +1,30 @@
 // The only module that talks to the room's WebSocket.
 //
 // It speaks the server's default wire format, msgpack in binary frames (docs/protocol.md),
-// enters the room (join, resume or watch), numbers actions, and reconnects by itself with a
-// growing back-off, entering again the way it is told to (a seat token once one is known).
-// Every snapshot is complete, so a reconnect needs no replay: the first `state` after
-// `welcome` is the resync. It knows nothing about games or the page.
+// enters the room (join, resume or watch), numbers every seated command with the seat's one
+// `seq` counter, and reconnects by itself with a growing back-off, entering again the way it
+// is told to (a seat token once one is known). Commands not yet answered are sent again, with
+// the same `seq`, after a reconnect or an `unavailable` answer: the server applies each `seq`
+// exactly once, so a resend is always safe. Every snapshot is complete, so a reconnect needs
+// no replay: the first `state` after `welcome` is the resync. It knows nothing about games or
+// the page.
 
 import { decode } from "../vendor/msgpack/decode.mjs";
 import { encode } from "../vendor/msgpack/encode.mjs";
 
 /** Message types the server sends (server/session.py, server/hub.py). Anything else is a bug. */
 export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error", "left"]);
+
+/** Commands of a seated player: each carries a `seq` (docs/protocol.md). */
+export const SEQUENCED = new Set([
+  "act", "chat", "options", "add_bot", "kick", "give_host", "lock", "start", "rematch",
+  "leave", "back",
+]);
+
+/** Answers after which the same command is sent again (it may not have been applied). */
+const RESEND_ON = new Set(["unavailable", "conflict"]);
+const RESEND_DELAY = 1000;
+const RESEND_TRIES = 5;
 
 /** Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes"). */
 const FINAL_CLOSES = new Set([1000, 1008, 1009, 4001, 4004]);
@@ -29,7 +43,10 @@ export class RoomConnection {
     this.socket = null;
     this.status = "closed";
     this.seq = 0;
+    /** seq -> {msg, tries}: sent (or waiting to be sent) and not yet answered. */
     this.pending = new Map();
+    /** The first state after each welcome is the new baseline (the store may have gone back). */
+    this.fresh = false;
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
@@ -93,19 +110,36 @@ export class RoomConnection {
     }
     if (msg.type === "welcome") {
       this.attempt = 0;
+      this.fresh = true;
       this._setStatus("open");
+      for (const [seq, item] of [...this.pending].sort((a, b) => a[0] - b[0])) {
+        item.resent = true;
+        this._write(item.msg);
+        this.pending.set(seq, item);
+      }
     }
     if ((msg.type === "ack" || msg.type === "error") && typeof msg.seq === "number") {
+      const item = this.pending.get(msg.seq);
+      if (item && msg.type === "error" && RESEND_ON.has(msg.code) && item.tries < RESEND_TRIES) {
+        item.tries += 1;
+        item.resent = true;
+        setTimeout(() => {
+          if (this.pending.get(msg.seq) === item) this._write(item.msg);
+        }, RESEND_DELAY);
+        return;
+      }
       this.pending.delete(msg.seq);
+      msg.resent = Boolean(item && item.resent);
     }
     this.handlers.onMessage(msg);
   }
 
   _closed(event) {
     this.socket = null;
-    // An action in flight on a dead socket either happened (the next snapshot shows it) or not.
-    this.pending.clear();
+    // A command in flight on a dead socket may or may not have happened: it is sent again,
+    // with its seq, after the next welcome, and the server answers it exactly once.
     if (this.stopped || FINAL_CLOSES.has(event.code)) {
+      this.pending.clear();
       this.stopped = true;
       this._setStatus("closed", event.code);
       return;
@@ -116,8 +150,13 @@ export class RoomConnection {
     this.timer = setTimeout(() => this._connect(), delay * (0.8 + Math.random() * 0.4));
   }
 
-  /** Send one message if the socket is open; returns whether it went out. */
+  /** Send one message if the socket is open; returns whether it went out. Seated commands
+   * go through `command` instead. */
   send(msg) {
+    if (SEQUENCED.has(msg.type)) {
+      this.command(msg);
+      return true;
+    }
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN || this.status !== "open") {
       return false;
     }
@@ -125,18 +164,33 @@ export class RoomConnection {
     return true;
   }
 
-  /** Send a game action with the next sequence number; returns the number, or 0 if offline. */
-  act(action, seat) {
+  _write(msg) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN && this.status === "open") {
+      this.socket.send(encode(msg));
+    }
+  }
+
+  /**
+   * Send a seated command with the next sequence number. It is kept until answered and sent
+   * again after a reconnect, so it is never lost; returns its seq.
+   */
+  command(msg) {
     const seq = this.seq + 1;
-    const msg = { type: "act", seq, action };
-    if (seat !== null && seat !== undefined) msg.seat = seat;
-    if (!this.send(msg)) return 0;
+    const numbered = { ...msg, seq };
     this.seq = seq;
-    this.pending.set(seq, action);
+    this.pending.set(seq, { msg: numbered, tries: 0, resent: false });
+    this._write(numbered);
     return seq;
   }
 
-  /** The server's record of our last applied action: never reuse a number below it. */
+  /** Send a game action (see `command`); returns its seq. */
+  act(action, seat) {
+    const msg = { type: "act", action };
+    if (seat !== null && seat !== undefined) msg.seat = seat;
+    return this.command(msg);
+  }
+
+  /** The server's record of our last applied command: never reuse a number below it. */
   knowLastSeq(lastSeq) {
     if (lastSeq > this.seq) this.seq = lastSeq;
   }

@@ -133,7 +133,7 @@ async function openRoom(code, how = "look", push = true) {
   if (token) {
     connect({ type: "resume", token });
   } else if (how === "join" && model.name.trim()) {
-    connect({ type: "join", name: model.name.trim() });
+    connect({ type: "join", name: model.name.trim(), key: remembered.joinKey(code) });
   } else {
     await ask();
   }
@@ -217,7 +217,10 @@ function receive(msg) {
       }
       break;
     case "state": {
-      const prev = room.state;
+      // Versions never go back on one connection; a new connection's first state is the new
+      // baseline (after a store failover it may be older than what this page saw).
+      const prev = connection.fresh ? null : room.state;
+      connection.fresh = false;
       if (prev && msg.version < prev.version) return;
       room.state = msg;
       connection.knowLastSeq(msg.last_seq || 0);
@@ -238,7 +241,9 @@ function receive(msg) {
       break;
     case "ack":
       room.busy = connection.busy;
-      if (msg.duplicate) showError("That move had already been made (perhaps in another tab).");
+      if (msg.duplicate && !msg.resent) {
+        showError("That move had already been made (perhaps in another tab).");
+      }
       break;
     case "error":
       room.busy = connection.busy;
@@ -273,7 +278,8 @@ function handleError(msg) {
       return;
     case "conflict":
     case "unavailable":
-      showError(msg.message);
+      // Seated commands are resent by the connection until answered; this is the last try.
+      showError("The server could not save that just now; try again in a moment.");
       connection.send({ type: "sync" });
       return;
     default:
@@ -342,7 +348,7 @@ const intents = {
   join() {
     if (!model.name.trim()) return;
     model.room.entryError = "";
-    connect({ type: "join", name: model.name.trim() });
+    connect({ type: "join", name: model.name.trim(), key: remembered.joinKey(model.room.code) });
     render();
   },
   watch() {
@@ -366,13 +372,10 @@ const intents = {
   act(action) {
     const room = model.room;
     if (!connection || room.busy) return;
-    const seq = connection.act(action);
-    if (!seq) {
-      showError("Not connected right now; reconnecting…");
-    } else {
-      room.busy = true;
-      room.ui.game = {};
-    }
+    connection.act(action);
+    if (connection.status !== "open") showError("Not connected right now; it will be sent on reconnecting…");
+    room.busy = true;
+    room.ui.game = {};
     render();
   },
   send(msg) {
@@ -380,7 +383,9 @@ const intents = {
     render();
   },
   chat(text) {
-    return Boolean(connection && connection.send({ type: "chat", text }));
+    if (!connection || connection.status !== "open") return false;
+    connection.command({ type: "chat", text });
+    return true;
   },
   setGameUi(patchUi) {
     Object.assign(model.room.ui.game, patchUi);

@@ -48,7 +48,10 @@ async def step(clients: list[Client], rnd: random.Random) -> bool:
 
 def acked(clients: list[Client]) -> set[tuple[int, int]]:
     return {
-        (seat, a["seq"]) for seat, c in enumerate(clients) for a in c.acks if not a["duplicate"]
+        (seat, a["seq"])
+        for seat, c in enumerate(clients)
+        for a in c.acks
+        if not a["duplicate"] and c.kinds.get(a["seq"]) == "act"
     }
 
 

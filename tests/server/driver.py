@@ -64,8 +64,10 @@ async def seat_clients(
 
 
 async def start(host: Client) -> None:
-    await host.send({"type": "start"})
+    seq = host.next_seq()
+    await host.send({"type": "start", "seq": seq})
     await host.until(lambda m: m["type"] == "state" and m["room"]["phase"] != "lobby")
+    await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
 
 
 async def play(clients: list[Client], seed: int) -> list[dict[str, Any]]:

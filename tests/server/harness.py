@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import socket
 import subprocess
@@ -27,6 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from rules.codec import pack, unpack
 from server.app import create_app
 from server.config import Settings
+from server.protocol import SEQUENCED_TYPES
 from server.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -206,6 +208,9 @@ class Client:
         self.acks: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
         self.seq = 0
+        self.join_key = secrets.token_urlsafe(16)
+        #: The type of each sequenced command sent, by seq (to tell acks apart).
+        self.kinds: dict[int, str] = {}
 
     @classmethod
     async def open(cls, base: str, code: str, fmt: str = "msgpack", **kwargs: Any) -> Client:
@@ -214,7 +219,21 @@ class Client:
         return cls(ws, fmt)
 
     async def send(self, message: Any) -> None:
-        await self.ws.send(json.dumps(message) if self.fmt == "json" else pack(message))
+        """Send a message, filling in what a real client always sends: a ``seq`` for a
+        seated command (the seat's next number) and a join ``key``."""
+        if isinstance(message, dict):
+            kind = message.get("type")
+            if kind in SEQUENCED_TYPES and "seq" not in message:
+                message = {**message, "seq": self.next_seq()}
+            if kind in SEQUENCED_TYPES:
+                self.kinds[message["seq"]] = kind
+            elif kind == "join" and "key" not in message:
+                message = {**message, "key": self.join_key}
+        await self.send_raw(json.dumps(message) if self.fmt == "json" else pack(message))
+
+    def next_seq(self) -> int:
+        self.seq = max(self.seq, (self.state or {}).get("last_seq", 0)) + 1
+        return self.seq
 
     async def send_raw(self, frame: bytes | str) -> None:
         await self.ws.send(frame)
@@ -287,9 +306,7 @@ class Client:
         return await self.until(lambda m: m["type"] == "state" and m["version"] >= version, timeout)
 
     async def act(self, action: dict[str, Any], seq: int | None = None) -> int:
-        if seq is None:
-            self.seq = max(self.seq, (self.state or {}).get("last_seq", 0)) + 1
-            seq = self.seq
+        seq = self.next_seq() if seq is None else seq
         await self.send({"type": "act", "seq": seq, "action": action})
         return seq
 
@@ -304,7 +321,8 @@ async def create_room(
 
     async with httpx.AsyncClient() as client:
         response = await client.post(
-            f"{http}/api/rooms", json={"game": game, "options": options, "turn_timer": turn_timer}
+            f"{http}/api/rooms",
+            json={"game": game, "options": options, "turn_timer": turn_timer},
         )
     assert response.status_code == 201, response.text
     code: str = response.json()["code"]

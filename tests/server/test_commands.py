@@ -169,7 +169,9 @@ def test_game_end_finishes_the_room_and_rematch_restarts_it() -> None:
     assert room.phase is Phase.FINISHED
     with _Refused("game_over"):
         commands.act(room, room.seats[0].id, seq + 1, {"type": "play", "card": 1}, 4.0)
-    again = commands.start(room, room.host, seed=6, now=5.0)
+    with _Refused("wrong_phase"):
+        commands.start(room, room.host, seed=6, now=5.0)
+    again = commands.rematch(room, room.host, seed=6, now=5.0)
     assert again.entry is not None and again.entry["kind"] == "rematch"
     assert again.room.phase is Phase.PLAYING and again.room.round == 2
 

@@ -126,14 +126,14 @@ async def test_acting_for_another_seat(table: Table) -> None:
     mover, other = table.to_move()
     legal = mover.state["view"]["legal"]  # type: ignore[index]
     seat = mover.state["you"]  # type: ignore[index]
-    message = {"type": "act", "seq": 1, "action": legal[0], "seat": seat}
+    message = {"type": "act", "seq": 101, "action": legal[0], "seat": seat}
     await refused(table, other, message, "not_your_seat")
 
 
 async def test_not_your_turn(table: Table) -> None:
     _, other = table.to_move()
     hand = other.state["view"]["hand"]  # type: ignore[index]
-    message = {"type": "act", "seq": 1, "action": {"type": "play", "card": hand[0]}}
+    message = {"type": "act", "seq": 101, "action": {"type": "play", "card": hand[0]}}
     await refused(table, other, message, "not_your_turn")
 
 
@@ -142,11 +142,11 @@ async def test_illegal_and_invalid_actions(table: Table) -> None:
     hand = mover.state["view"]["hand"]  # type: ignore[index]
     missing = next(c for c in range(1, 100) if c not in hand)
     play = {"type": "play", "card": missing}
-    await refused(table, mover, {"type": "act", "seq": 1, "action": play}, "illegal_action")
+    await refused(table, mover, {"type": "act", "seq": 101, "action": play}, "illegal_action")
     bogus = {"type": "fly", "card": 1}
-    await refused(table, mover, {"type": "act", "seq": 2, "action": bogus}, "invalid_action")
-    error = await refused_error(table, mover, {"type": "act", "seq": 3, "action": {"x": 1}})
-    assert error["code"] == "invalid_action" and error["seq"] == 3
+    await refused(table, mover, {"type": "act", "seq": 102, "action": bogus}, "invalid_action")
+    error = await refused_error(table, mover, {"type": "act", "seq": 103, "action": {"x": 1}})
+    assert error["code"] == "invalid_action" and error["seq"] == 103
 
 
 async def refused_error(table: Table, client: Client, frame: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import redis.asyncio as aioredis
 from server import keys
 from server.memory_store import MemoryStore
 from server.redis_store import RedisStore
-from server.store import Notice, NoticeKind, RoomMissing, Store, VersionConflict
+from server.store import Notice, NoticeKind, RoomMissing, Stamp, Store, VersionConflict
 from tests.server.harness import flush
 
 
@@ -45,10 +45,13 @@ async def store(
     await made.close()
 
 
-async def expire(store: Store, code: str, clock: Clock) -> None:
+async def expire(store: Store, code: str, clock: Clock | None) -> None:
     """Make the room's time run out (for real, in Redis) and wait until the store agrees."""
     if isinstance(store, MemoryStore):
-        clock.now += 10**6
+        if clock is None:
+            store._rooms.pop(code)
+        else:
+            clock.now += 10**6
     else:
         client = aioredis.Redis.from_url(store._url)
         await client.pexpire(keys.room(code), 1)
@@ -75,27 +78,58 @@ async def test_load_of_unknown_room_is_none(store: Store) -> None:
     assert await store.log("ZZZZZ") == []
 
 
-async def test_save_is_compare_and_set_on_version(store: Store) -> None:
-    await store.create("ABCDE", b"v1", b"e1", 60)
-    await store.save("ABCDE", 1, b"v2", b"e2", 60, notice("ABCDE", 2))
+async def test_save_is_compare_and_set_on_the_tag(store: Store) -> None:
+    first = await store.create("ABCDE", b"v1", b"e1", 60)
+    assert first is not None
+    second = await store.save("ABCDE", first, 2, b"v2", b"e2", 60, notice("ABCDE", 2))
+    assert second != first
     with pytest.raises(VersionConflict):
-        await store.save("ABCDE", 1, b"lost", b"lost", 60, notice("ABCDE", 2))
+        await store.save("ABCDE", first, 2, b"lost", b"lost", 60, notice("ABCDE", 2))
     stored = await store.load("ABCDE")
     assert stored is not None and (stored.version, stored.data) == (2, b"v2")
+    assert stored.tag == second
     assert await store.log("ABCDE") == [(1, b"e1"), (2, b"e2")]
+
+
+async def test_a_record_read_before_the_store_went_back_never_overwrites(store: Store) -> None:
+    """Two writes at the same version number are told apart by their tags (no ABA)."""
+    first = await store.create("EPOCH", b"v1", b"e1", 60)
+    assert first is not None
+    old = await store.save("EPOCH", first, 2, b"old v2", b"e2", 60, notice("EPOCH", 2))
+    # Someone else writes v2 again from v1 after a restore: here, by deleting and recreating.
+    await expire(store, "EPOCH", None)
+    again = await store.create("EPOCH", b"v1", b"e1", 60)
+    assert again is not None
+    await store.save("EPOCH", again, 2, b"new v2", b"e2", 60, notice("EPOCH", 2))
+    with pytest.raises(VersionConflict):
+        await store.save("EPOCH", old, 3, b"from old v2", b"e3", 60, notice("EPOCH", 3))
+    stored = await store.load("EPOCH")
+    assert stored is not None and stored.data == b"new v2"
+
+
+async def test_stamps_name_each_rooms_current_write(store: Store) -> None:
+    tag = await store.create("STAMP", b"v1", b"e1", 60)
+    assert tag is not None
+    tag = await store.save("STAMP", tag, 2, b"v2", b"e2", 60, notice("STAMP", 2))
+    stamps = await store.stamps(["STAMP", "NONE2"])
+    assert stamps == {"STAMP": Stamp(2, tag), "NONE2": None}
+    assert await store.stamps([]) == {}
 
 
 async def test_save_of_missing_room_fails(store: Store) -> None:
     with pytest.raises(RoomMissing):
-        await store.save("NOPE2", 1, b"x", b"x", 60, notice("NOPE2", 2))
+        await store.save("NOPE2", "tag", 2, b"x", b"x", 60, notice("NOPE2", 2))
 
 
 async def test_concurrent_saves_exactly_one_wins(store: Store) -> None:
-    await store.create("RACES", b"v1", b"e1", 60)
+    tag = await store.create("RACES", b"v1", b"e1", 60)
+    assert tag is not None
 
     async def attempt(i: int) -> bool:
         try:
-            await store.save("RACES", 1, f"d{i}".encode(), f"e{i}".encode(), 60, notice("R", 2))
+            await store.save(
+                "RACES", tag, 2, f"d{i}".encode(), f"e{i}".encode(), 60, notice("R", 2)
+            )
             return True
         except VersionConflict:
             return False
@@ -109,36 +143,40 @@ async def test_concurrent_saves_exactly_one_wins(store: Store) -> None:
 
 
 async def test_save_publishes_a_notice(store: Store) -> None:
-    await store.create("NOTES", b"v1", b"e1", 60)
-    await store.save("NOTES", 1, b"v2", b"e2", 60, notice("NOTES", 2))
+    tag = await store.create("NOTES", b"v1", b"e1", 60)
+    assert tag is not None
+    await store.save("NOTES", tag, 2, b"v2", b"e2", 60, notice("NOTES", 2))
     got = await asyncio.wait_for(store.notices.get(), 5)  # type: ignore[attr-defined]
     assert got == notice("NOTES", 2)
 
 
 async def test_failed_save_publishes_nothing(store: Store) -> None:
-    await store.create("QUIET", b"v1", b"e1", 60)
+    tag = await store.create("QUIET", b"v1", b"e1", 60)
+    assert tag is not None
     with pytest.raises(VersionConflict):
-        await store.save("QUIET", 7, b"x", b"x", 60, notice("QUIET", 8))
-    await store.save("QUIET", 1, b"v2", b"e2", 60, notice("QUIET", 2))
+        await store.save("QUIET", "stale", 8, b"x", b"x", 60, notice("QUIET", 8))
+    await store.save("QUIET", tag, 2, b"v2", b"e2", 60, notice("QUIET", 2))
     got = await asyncio.wait_for(store.notices.get(), 5)  # type: ignore[attr-defined]
     assert got.version == 2
 
 
 async def test_save_refreshes_time_to_live(store: Store) -> None:
-    await store.create("TTLS1", b"v1", b"e1", 60)
+    tag = await store.create("TTLS1", b"v1", b"e1", 60)
+    assert tag is not None
     ttl = await store.ttl("TTLS1")
     assert ttl is not None and 50 < ttl <= 60
-    await store.save("TTLS1", 1, b"v2", b"e2", 86400, notice("TTLS1", 2))
+    await store.save("TTLS1", tag, 2, b"v2", b"e2", 86400, notice("TTLS1", 2))
     ttl = await store.ttl("TTLS1")
     assert ttl is not None and 86000 < ttl <= 86400
 
 
 async def test_expired_room_is_gone_and_its_code_free(store: Store, clock: Clock) -> None:
-    await store.create("GONE2", b"v1", b"e1", 60)
-    await store.save("GONE2", 1, b"v2", b"e2", 60, notice("GONE2", 2))
+    tag = await store.create("GONE2", b"v1", b"e1", 60)
+    assert tag is not None
+    tag = await store.save("GONE2", tag, 2, b"v2", b"e2", 60, notice("GONE2", 2))
     await expire(store, "GONE2", clock)
     with pytest.raises(RoomMissing):
-        await store.save("GONE2", 2, b"v3", b"e3", 60, notice("GONE2", 3))
+        await store.save("GONE2", tag, 3, b"v3", b"e3", 60, notice("GONE2", 3))
     assert await store.create("GONE2", b"new", b"n1", 60)
     assert await store.log("GONE2") == [(1, b"n1")], "an old log never leaks into a new room"
 
