@@ -136,8 +136,10 @@ async def test_a_change_whose_notice_is_lost_reaches_every_client(redis_clean: s
             new = commands.chat(room, room.seats[0].id, "quiet", 1.0, limit=200, keep=50).room
             await silent._save(
                 keys=[keys.room(code), keys.log(code), keys.presence(code)],
-                args=[stored.tag, new.version, rooms.encode(new), pack({})]
-                + [60_000, 100, "nobody-listens", "x", "quiet-tag"],
+                args=[
+                    *(stored.tag, new.version, rooms.encode(new), pack({})),
+                    *(60_000, 100, "nobody-listens", "x", "quiet-tag"),
+                ],
             )
         finally:
             await silent.close()
