@@ -31,7 +31,9 @@ from server.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Fast settings for tests: bots barely wait, turn timers may be short.
+#: Fast settings for tests: bots barely wait, turn timers may be short, and test clients may act
+#: at machine speed (as in bench/ and the topology tests). The tests of the flood limit set their
+#: own small limits.
 TEST_SETTINGS = replace(
     Settings(),
     bot_delay=0.02,
@@ -39,11 +41,18 @@ TEST_SETTINGS = replace(
     presence_ttl=30.0,
     room_ttl=3600.0,
     create_burst=1000.0,
+    flood_rate=1000.0,
+    flood_burst=1000.0,
 )
 
 
 def free_socket() -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """A listening-to-be socket bound to a free loopback port.
+
+    The protocol is given explicitly: asyncio sets TCP_NODELAY on accepted connections only when
+    the socket says IPPROTO_TCP, and without it every small reply waits ~40 ms for the peer's
+    delayed ACK (Nagle), unlike a real ``parlor serve``."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     return sock
