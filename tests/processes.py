@@ -207,12 +207,29 @@ class Process:
             self.send_signal(signal.SIGKILL)
             self.wait(timeout)
 
-    def pause(self) -> None:
-        """SIGSTOP: the process holds its sockets but answers nothing."""
+    def pause(self, timeout: float = 5.0) -> None:
+        """SIGSTOP: the process holds its sockets but answers nothing. Returns once the kernel
+        reports it stopped (a signal is delivered asynchronously)."""
         self.send_signal(signal.SIGSTOP)
+        self._await_stopped(True, timeout)
 
-    def resume(self) -> None:
+    def resume(self, timeout: float = 5.0) -> None:
+        """SIGCONT; returns once the kernel no longer reports it stopped."""
         self.send_signal(signal.SIGCONT)
+        self._await_stopped(False, timeout)
+
+    def _await_stopped(self, stopped: bool, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while self._stopped() != stopped:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.name} is {'not ' if stopped else ''}stopped")
+            if self.exits_within(0.001):
+                raise RuntimeError(f"{self.name} exited with {self.wait(0)}")
+
+    def _stopped(self) -> bool:
+        """Whether Linux reports the process stopped by a signal (state T in /proc)."""
+        stat = Path(f"/proc/{self.pid}/stat").read_text()
+        return stat.rsplit(")", 1)[1].split()[0] == "T"
 
     def __enter__(self) -> Self:
         return self if self.running else self.start()
