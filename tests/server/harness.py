@@ -1,6 +1,7 @@
 """Real parts for the server tests: uvicorn servers, in process or not, and WebSocket clients.
 
-(redis-server and other child processes are started by ``tests.processes``.)
+Child processes (redis-server among them) are started by ``tests.processes`` and
+``tests.redis_process``.
 
 Nothing here sleeps to synchronise: every wait is for a message or an event, with a timeout.
 """

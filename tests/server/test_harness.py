@@ -123,7 +123,7 @@ def test_restore_takes_redis_back_to_an_older_snapshot(
     with redis_proc.client() as client:
         assert client.get("k") == b"old" and client.get("later") is None
         client.set("after", "1")
-    # What Redis now holds is what it persists: nothing newer comes back from an older file.
+    # Nothing newer than the snapshot comes back at the next start, from an old AOF or dump.
     redis_proc.restart()
     with redis_proc.client() as client:
         assert client.get("k") == b"old" and client.get("later") is None
