@@ -25,44 +25,27 @@ import os
 import random
 import resource
 import secrets
-import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
 from rules.codec import pack, unpack
+from tests.processes import Process, free_port, http_ok
+from tests.redis_process import RedisProcess
 
+ROOT = Path(__file__).resolve().parents[1]
 SEATS = 8
 #: Seconds before measuring starts (room starts are spread over the first half).
 WARMUP = 4.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _wait_port(port: int, proc: subprocess.Popen[bytes], what: str) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"{what} exited")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
-        time.sleep(0.05)
-    raise RuntimeError(f"{what} did not start")
 
 
 def _raise_fd_limit() -> None:
@@ -74,33 +57,21 @@ def _raise_fd_limit() -> None:
 def running_server() -> Iterator[tuple[str, int]]:
     """redis-server + ``parlor serve`` (child processes inherit the raised fd limit)."""
     _raise_fd_limit()
-    redis_port, port = _free_port(), _free_port()
-    with tempfile.TemporaryDirectory() as tmp:
-        redis = subprocess.Popen(
-            [shutil.which("redis-server") or "redis-server", "--port", str(redis_port),
-             "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", tmp],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+    port = free_port()
+    with tempfile.TemporaryDirectory() as tmp, RedisProcess() as redis:
         env = {
-            **os.environ,
-            "REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+            "REDIS_URL": redis.url,
             "PARLOR_PORT": str(port),
             # The load generator is one client per seat acting at machine speed.
             "PARLOR_FLOOD_RATE": "1000",
             "PARLOR_FLOOD_BURST": "1000",
             "PARLOR_CREATE_BURST": "100000",
         }
-        server = subprocess.Popen([sys.executable, "-m", "server.cli", "serve"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        try:
-            _wait_port(redis_port, redis, "redis-server")
-            _wait_port(port, server, "parlor serve")
+        argv = [sys.executable, "-m", "server.cli", "serve"]
+        log = Path(tmp) / "serve.log"
+        server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
+        with server:
             yield f"127.0.0.1:{port}", server.pid
-        finally:
-            server.terminate()
-            server.wait(10)
-            redis.terminate()
-            redis.wait(10)
 
 
 def cpu_seconds(pid: int) -> float:

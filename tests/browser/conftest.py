@@ -8,20 +8,16 @@ console error.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.browser.pages import Person
+from tests.processes import Process, free_port, http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PARLOR_CHROMIUM", "/usr/bin/chromium")
@@ -39,19 +35,10 @@ PHONE = {"width": 375, "height": 740}
 DESKTOP = {"width": 1280, "height": 860}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
+    port = free_port()
     env = {
-        **os.environ,
         "PARLOR_PORT": str(port),
         "PARLOR_HOST": "127.0.0.1",
         "PARLOR_BOT_DELAY": "0.05",
@@ -59,33 +46,11 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "PARLOR_CREATE_BURST": "1000",
         "REDIS_URL": "",
     }
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "server.cli", "serve"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:
-                    if json.load(response)["ok"]:
-                        break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the server did not start:\n{log.read_text()}") from None
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    argv = [sys.executable, "-m", "server.cli", "serve"]
+    server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
+    with server:
+        yield f"http://127.0.0.1:{port}"
 
 
 # Per module, not per session: Playwright's sync API keeps an event loop running in this thread

@@ -1,13 +1,16 @@
-"""Fixtures for the server tests: the toy game, a session redis-server, stores, servers."""
+"""Fixtures for the server tests: the toy game, redis-servers, stores, servers."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Literal
 
 import pytest
 
 from rules.registry import all_games, register
-from tests.server.harness import flush, redis_server
+from tests.redis_process import RedisProcess
+from tests.server.harness import flush
 from tests.server.toygame import ToyGame
 
 if "toy" not in all_games():
@@ -16,8 +19,9 @@ if "toy" not in all_games():
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    with redis_server() as url:
-        yield url
+    """One redis-server for the session (persistence off)."""
+    with RedisProcess() as redis:
+        yield redis.url
 
 
 @pytest.fixture
@@ -25,3 +29,15 @@ async def redis_clean(redis_url: str) -> AsyncIterator[str]:
     """The session's Redis, flushed before the test."""
     await flush(redis_url)
     yield redis_url
+
+
+@pytest.fixture
+def redis_proc(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[RedisProcess]:
+    """A private redis-server for fault tests: kill, pause, restart, restore.
+
+    Persistence is off unless the test asks for the append-only file:
+    ``@pytest.mark.parametrize("redis_proc", ["aof"], indirect=True)``. Its work dir (and
+    log) is under the test's tmp_path."""
+    persistence: Literal["off", "aof"] = getattr(request, "param", "off")
+    with RedisProcess(persistence=persistence, workdir=tmp_path / "redis") as redis:
+        yield redis

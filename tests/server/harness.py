@@ -1,4 +1,7 @@
-"""Real parts for the server tests: a redis-server, uvicorn servers, WebSocket clients.
+"""Real parts for the server tests: uvicorn servers, in process or not, and WebSocket clients.
+
+Child processes (redis-server among them) are started by ``tests.processes`` and
+``tests.redis_process``.
 
 Nothing here sleeps to synchronise: every wait is for a message or an event, with a timeout.
 """
@@ -8,14 +11,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import secrets
-import shutil
 import socket
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -30,10 +29,13 @@ from server.app import create_app
 from server.config import Settings
 from server.protocol import SEQUENCED_TYPES
 from server.store import Store
+from tests.processes import Process, free_port, http_ok
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Fast settings for tests: bots barely wait, turn timers may be short.
+#: Fast settings for tests: bots barely wait, turn timers may be short, and test clients may act
+#: at machine speed (as in bench/ and the topology tests). The tests of the flood limit set their
+#: own small limits.
 TEST_SETTINGS = replace(
     Settings(),
     bot_delay=0.02,
@@ -41,63 +43,21 @@ TEST_SETTINGS = replace(
     presence_ttl=30.0,
     room_ttl=3600.0,
     create_burst=1000.0,
+    flood_rate=1000.0,
+    flood_burst=1000.0,
 )
 
 
 def free_socket() -> socket.socket:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    """A listening-to-be socket bound to a free loopback port.
+
+    The protocol is given explicitly: asyncio sets TCP_NODELAY on accepted connections only when
+    the socket says IPPROTO_TCP, and without it every small reply waits ~40 ms for the peer's
+    delayed ACK (Nagle), unlike a real ``parlor serve``."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     return sock
-
-
-def free_port() -> int:
-    with free_socket() as sock:
-        port: int = sock.getsockname()[1]
-        return port
-
-
-# -- redis-server ---------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def redis_server() -> Iterator[str]:
-    binary = shutil.which("redis-server") or "/usr/sbin/redis-server"
-    port = free_port()
-    with tempfile.TemporaryDirectory() as workdir:
-        proc = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                workdir,
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            deadline = time.monotonic() + 10
-            while True:
-                try:
-                    with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
-                        s.sendall(b"PING\r\n")
-                        if s.recv(16).startswith(b"+PONG"):
-                            break
-                except OSError:
-                    if time.monotonic() > deadline or proc.poll() is not None:
-                        raise RuntimeError("redis-server did not start") from None
-                    time.sleep(0.02)
-            yield f"redis://127.0.0.1:{port}/0"
-        finally:
-            proc.terminate()
-            proc.wait(5)
 
 
 async def flush(url: str) -> None:
@@ -152,45 +112,28 @@ async def serve(settings: Settings, store: Store | None = None) -> AsyncIterator
 
 
 @contextlib.contextmanager
-def serve_process(redis_url: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """``parlor serve`` as a real subprocess (for the SIGKILL test)."""
+def serve_process(redis_url: str) -> Iterator[tuple[Process, str]]:
+    """``parlor serve`` as a real subprocess (for the SIGKILL test), configured as TEST_SETTINGS."""
     port = free_port()
     env = {
-        **os.environ,
         "REDIS_URL": redis_url,
         "PARLOR_PORT": str(port),
-        "PARLOR_BOT_DELAY": "0.02",
+        "PARLOR_BOT_DELAY": str(TEST_SETTINGS.bot_delay),
+        "PARLOR_FLOOD_RATE": str(TEST_SETTINGS.flood_rate),
+        "PARLOR_FLOOD_BURST": str(TEST_SETTINGS.flood_burst),
+        "PARLOR_CREATE_BURST": str(TEST_SETTINGS.create_burst),
     }
     # `parlor serve`, with the tests' toy game registered alongside the real ones.
     boot = (
         "from rules.registry import register; from tests.server.toygame import ToyGame; "
         "register(ToyGame()); from server.cli import main; main(['serve'])"
     )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", boot],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.2) as s:
-                    s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
-                    if b" 200 " in s.recv(64):
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline or proc.poll() is not None:
-                raise RuntimeError("parlor serve did not start")
-            time.sleep(0.05)
-        yield proc, f"127.0.0.1:{port}"
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(10)
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [sys.executable, "-c", boot]
+        log = Path(tmp) / "serve.log"
+        server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
+        with server:
+            yield server, f"127.0.0.1:{port}"
 
 
 # -- clients ----------------------------------------------------------------------------------
