@@ -154,6 +154,8 @@ class Client:
         self.join_key = secrets.token_urlsafe(16)
         #: The type of each sequenced command sent, by seq (to tell acks apart).
         self.kinds: dict[int, str] = {}
+        #: Each sequenced command as sent, by seq (to resend it unchanged).
+        self.sent: dict[int, dict[str, Any]] = {}
 
     @classmethod
     async def open(cls, base: str, code: str, fmt: str = "msgpack", **kwargs: Any) -> Client:
@@ -170,6 +172,7 @@ class Client:
                 message = {**message, "seq": self.next_seq()}
             if kind in SEQUENCED_TYPES:
                 self.kinds[message["seq"]] = kind
+                self.sent[message["seq"]] = message
             elif kind == "join" and "key" not in message:
                 message = {**message, "key": self.join_key}
         await self.send_raw(json.dumps(message) if self.fmt == "json" else pack(message))
