@@ -20,7 +20,6 @@ instead of failing later. ``docs/deploy.md`` lists every variable (a test compar
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import re
@@ -29,7 +28,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 _DEFAULT_STATIC = Path(__file__).resolve().parent.parent / "client-web"
 
@@ -153,12 +152,12 @@ class Settings:
     log_max: int = 10_000
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
         """The defaults, overridden by every variable set in ``env`` (``os.environ``)."""
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
         problems: list[Problem] = []
-        for spec in _specs():
+        for spec in _specs(cls):
             raw = env.get(spec.variable)
             if raw is None:
                 continue
@@ -176,15 +175,16 @@ class Settings:
     def _conflicts(self) -> list[Problem]:
         """Values that are fine alone but not together."""
         if self.min_turn_timer > self.max_turn_timer:
-            low, high = variables()["min_turn_timer"], variables()["max_turn_timer"]
+            names = variables(type(self))
+            low, high = names["min_turn_timer"], names["max_turn_timer"]
             limit = f"at most {high} ({_number(self.max_turn_timer)})"
             return [Problem(low, _number(self.min_turn_timer), limit)]
         return []
 
 
-def variables() -> dict[str, str]:
+def variables(settings: type[Settings] = Settings) -> dict[str, str]:
     """Each Settings field's environment variable, in field order."""
-    return {spec.field: spec.variable for spec in _specs()}
+    return {spec.field: spec.variable for spec in _specs(settings)}
 
 
 # -- reading a variable ----------------------------------------------------------------------
@@ -205,17 +205,26 @@ class _Spec:
         return re.sub(r"(//[^:/@]*:)[^@]*@", r"\1***@", raw) if self.secret_userinfo else raw
 
 
-@functools.cache
-def _specs() -> tuple[_Spec, ...]:
-    hints = typing.get_type_hints(Settings, include_extras=True)
-    return tuple(_spec(f.name, hints[f.name]) for f in fields(Settings))
+_SPECS: dict[type[Settings], tuple[_Spec, ...]] = {}
+
+
+def _specs(settings: type[Settings]) -> tuple[_Spec, ...]:
+    if settings not in _SPECS:
+        hints = typing.get_type_hints(settings, include_extras=True)
+        _SPECS[settings] = tuple(_spec(f.name, hints[f.name]) for f in fields(settings))
+    return _SPECS[settings]
+
+
+def _unwrap(annotation: Any, marks: tuple[Any, ...] = ()) -> tuple[Any, tuple[Any, ...]]:
+    """A type without its ``Annotated`` wrapper, and the marks it carried."""
+    if typing.get_origin(annotation) is Annotated:
+        kind, *extra = typing.get_args(annotation)
+        return kind, marks + tuple(extra)
+    return annotation, marks
 
 
 def _spec(name: str, annotation: Any) -> _Spec:
-    marks: tuple[Any, ...] = ()
-    if typing.get_origin(annotation) is Annotated:
-        annotation, *extra = typing.get_args(annotation)
-        marks = tuple(extra)
+    annotation, marks = _unwrap(annotation)
     variable = next((m.name for m in marks if isinstance(m, Env)), f"PARLOR_{name.upper()}")
 
     optional = False
@@ -231,7 +240,7 @@ def _spec(name: str, annotation: Any) -> _Spec:
         item, dots = typing.get_args(annotation)
         if dots is not Ellipsis:
             raise TypeError(f"Settings.{name}: only tuple[X, ...] can be read, not {annotation!r}")
-        read_item, item_expected = _scalar(name, item, marks)
+        read_item, item_expected = _scalar(name, *_unwrap(item, marks))
 
         def read_items(text: str) -> object:
             return tuple(read_item(part.strip()) for part in text.split(",") if part.strip())
