@@ -108,6 +108,9 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """Everything tunable, so tests can build a server with small limits (``replace`` on
+    ``Settings()``). The defaults suit one process on a laptop: port 8000, embedded store."""
+
     host: str = "127.0.0.1"
     port: Annotated[int, Range(1, 65535)] = 8000
     redis_url: RedisUrl = ""

@@ -64,4 +64,3 @@ def test_the_runtime_lock_is_what_the_tests_run_with() -> None:
     test_pins = pins("test.txt")
     for name, pinned in pins("run.txt").items():
         assert test_pins.get(name) == pinned, f"{name} differs between run.txt and test.txt"
-
