@@ -1,8 +1,9 @@
 # The two commands a fresh machine needs: `make run` and `make test`.
+# `make lock` refreshes the hashed locks, requirements/*.txt, from pyproject.toml's ranges.
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: test run lint bench
+.PHONY: test run lint bench lock
 
 test:
 	scripts/bootstrap test
@@ -22,3 +23,6 @@ run:
 bench:
 	scripts/bootstrap
 	$(BIN)/python -m bench.rules_bench
+
+lock:
+	scripts/lock

@@ -10,10 +10,9 @@ import os
 import sys
 import urllib.error
 import urllib.request
-from dataclasses import replace
 from typing import Any
 
-from server.config import Settings
+from server.config import Settings, SettingsError, variables
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -21,13 +20,16 @@ def _serve(args: argparse.Namespace) -> int:
 
     from server.app import create_app
 
-    settings = Settings.from_env()
-    settings = replace(
-        settings,
-        host=args.host or settings.host,
-        port=args.port or settings.port,
-        redis_url=settings.redis_url if args.redis is None else args.redis,
-    )
+    # A flag stands for its variable, so it is read and checked the same way.
+    env = dict(os.environ)
+    for name, value in (("host", args.host), ("port", args.port), ("redis_url", args.redis)):
+        if value is not None:
+            env[variables()[name]] = value
+    try:
+        settings = Settings.from_env(env)
+    except SettingsError as exc:
+        print(f"parlor serve: {exc}", file=sys.stderr)
+        return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     uvicorn.run(
         create_app(settings),
@@ -40,7 +42,7 @@ def _serve(args: argparse.Namespace) -> int:
         # only the hard backstop. Compression costs ~100 KB per connection: off.
         ws_max_size=max(65536, 4 * settings.max_frame),
         ws_per_message_deflate=False,
-        ws=os.environ.get("PARLOR_WS_IMPL", "auto"),
+        ws=settings.ws_impl,
     )
     return 0
 
@@ -81,10 +83,15 @@ def _games(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="parlor", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    serve = sub.add_parser("serve", help="run the room server")
-    serve.add_argument("--host", help="address to bind (env PARLOR_HOST, default 127.0.0.1)")
-    serve.add_argument("--port", type=int, help="port (env PARLOR_PORT, default 8000)")
-    serve.add_argument("--redis", help="Redis URL (env REDIS_URL; empty = embedded store)")
+    serve = sub.add_parser(
+        "serve",
+        help="run the room server",
+        description="Run the room server. Every setting comes from the environment "
+        "(see docs/deploy.md); these flags override three of them.",
+    )
+    serve.add_argument("--host", help="address to bind (overrides PARLOR_HOST, default 127.0.0.1)")
+    serve.add_argument("--port", help="port (overrides PARLOR_PORT, default 8000)")
+    serve.add_argument("--redis", help="Redis URL (overrides REDIS_URL; empty = embedded store)")
     serve.set_defaults(run=_serve)
     default_url = "http://localhost:8000"
     for name, run, help_ in (

@@ -1,0 +1,296 @@
+"""Settings from the environment: every field has its variable, bad values are refused by name,
+and docs/deploy.md lists exactly these variables with these defaults."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import types
+import typing
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import pytest
+
+from server.config import EXISTING_DIR, Range, Schemes, Settings, SettingsError, variables
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def refused(env: dict[str, str]) -> dict[str, str]:
+    """Each refused variable and its line of the error."""
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env(env)
+    lines = str(caught.value).splitlines()[1:]
+    assert len(lines) == len(caught.value.problems)
+    return {p.variable: line.strip() for p, line in zip(caught.value.problems, lines, strict=True)}
+
+
+# -- good values ------------------------------------------------------------------------------
+
+
+def test_unset_variables_keep_the_defaults() -> None:
+    assert Settings.from_env({}) == Settings()
+
+
+def test_variables_are_parlor_and_the_field_name_except_redis_url() -> None:
+    names = variables()
+    assert list(names) == [f.name for f in fields(Settings)]
+    assert names["redis_url"] == "REDIS_URL"
+    assert names["ws_impl"] == "PARLOR_WS_IMPL"
+    for name, variable in names.items():
+        if name != "redis_url":
+            assert variable == f"PARLOR_{name.upper()}"
+
+
+def _unwrap(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
+    if typing.get_origin(annotation) is Annotated:
+        kind, *marks = typing.get_args(annotation)
+        return kind, tuple(marks)
+    return annotation, ()
+
+
+def _sample(kind: Any, marks: tuple[Any, ...], default: Any, tmp: Path) -> tuple[str, Any]:
+    """A valid value other than the default, as environment text and as the expected value."""
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    if kind is bool:
+        return str(not default).lower(), not default
+    if kind is int:
+        return str(default + 1), default + 1
+    if kind is float:
+        return repr(default + 0.5), default + 0.5
+    if kind is Path:
+        assert EXISTING_DIR in marks
+        return str(tmp), tmp
+    if kind is str:
+        schemes = next((m.names for m in marks if isinstance(m, Schemes)), None)
+        text = "sample" if schemes is None else f"{schemes[-1]}://sample:6390/3"
+        return f" {text} ", text
+    if typing.get_origin(kind) is Literal:
+        choice = next(c for c in typing.get_args(kind) if c != default)
+        return choice, choice
+    if typing.get_origin(kind) is tuple:
+        return "https://a.example, ,https://b.example ", ("https://a.example", "https://b.example")
+    raise AssertionError(f"no sample for {kind!r}: teach this test the new kind of setting")
+
+
+def test_a_value_set_for_every_field_arrives(tmp_path: Path) -> None:
+    hints = typing.get_type_hints(Settings, include_extras=True)
+    env: dict[str, str] = {}
+    expected: dict[str, Any] = {}
+    for f in fields(Settings):
+        kind, marks = _unwrap(hints[f.name])
+        env[variables()[f.name]], expected[f.name] = _sample(
+            kind, marks, getattr(Settings(), f.name), tmp_path
+        )
+    settings = Settings.from_env(env)
+    assert {f.name: getattr(settings, f.name) for f in fields(Settings)} == expected
+    assert all(expected[f.name] != getattr(Settings(), f.name) for f in fields(Settings))
+
+
+def test_empty_is_allowed_where_it_means_something() -> None:
+    settings = Settings.from_env({"REDIS_URL": "", "PARLOR_ALLOWED_ORIGINS": " "})
+    assert settings.redis_url == ""
+    assert settings.allowed_origins == ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Later(Settings):
+    """Settings as they may grow: fields added with no code to read them."""
+
+    redis_socket_timeout: float = 5.0
+    verbose: bool = False
+    redis_password: str | None = None
+    ports: tuple[Annotated[int, Range(1, 65535)], ...] = ()
+
+
+def test_a_field_added_later_gets_its_variable() -> None:
+    names = variables(_Later)
+    assert names["redis_socket_timeout"] == "PARLOR_REDIS_SOCKET_TIMEOUT"
+    settings = _Later.from_env(
+        {
+            "PARLOR_REDIS_SOCKET_TIMEOUT": "0.25",
+            "PARLOR_VERBOSE": "yes",
+            "PARLOR_REDIS_PASSWORD": "s3cret",
+            "PARLOR_PORTS": "8001,8002",
+        }
+    )
+    assert settings == _Later(
+        redis_socket_timeout=0.25, verbose=True, redis_password="s3cret", ports=(8001, 8002)
+    )
+    assert _Later.from_env({"PARLOR_REDIS_PASSWORD": ""}).redis_password is None
+    with pytest.raises(SettingsError) as caught:
+        _Later.from_env({"PARLOR_REDIS_SOCKET_TIMEOUT": "-1", "PARLOR_VERBOSE": "maybe"})
+    assert [p.variable for p in caught.value.problems] == [
+        "PARLOR_REDIS_SOCKET_TIMEOUT",
+        "PARLOR_VERBOSE",
+    ]
+
+
+# -- bad values: one test per kind -------------------------------------------------------------
+
+
+def test_a_value_of_the_wrong_type_is_refused() -> None:
+    lines = refused({"PARLOR_MAX_FRAME": "4k", "PARLOR_BOT_DELAY": "soon", "PARLOR_PORT": "80.5"})
+    assert lines == {
+        "PARLOR_PORT": "PARLOR_PORT='80.5': expected a whole number from 1 to 65535",
+        "PARLOR_BOT_DELAY": "PARLOR_BOT_DELAY='soon': expected a number of at least 0",
+        "PARLOR_MAX_FRAME": "PARLOR_MAX_FRAME='4k': expected a whole number greater than 0",
+    }
+
+
+def test_an_empty_value_is_refused_where_empty_means_nothing() -> None:
+    lines = refused({"PARLOR_HOST": "", "PARLOR_SEND_QUEUE": " ", "PARLOR_STATIC_DIR": ""})
+    assert set(lines) == {"PARLOR_HOST", "PARLOR_SEND_QUEUE", "PARLOR_STATIC_DIR"}
+    assert lines["PARLOR_SEND_QUEUE"] == (
+        "PARLOR_SEND_QUEUE is empty: expected a whole number greater than 0"
+        " (unset it for the default)"
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "-0.5"])
+def test_zero_or_negative_is_refused_where_a_positive_number_is_needed(value: str) -> None:
+    lines = refused({"PARLOR_ROOM_TTL": value, "PARLOR_LOG_MAX": value})
+    assert lines["PARLOR_ROOM_TTL"] == (
+        f"PARLOR_ROOM_TTL={value!r}: expected a number greater than 0"
+    )
+    assert "PARLOR_LOG_MAX" in lines
+
+
+def test_a_bot_delay_may_be_zero_but_not_negative() -> None:
+    assert Settings.from_env({"PARLOR_BOT_DELAY": "0"}).bot_delay == 0
+    assert set(refused({"PARLOR_BOT_DELAY": "-0.1"})) == {"PARLOR_BOT_DELAY"}
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf"])
+def test_a_number_that_is_not_finite_is_refused(value: str) -> None:
+    assert set(refused({"PARLOR_FLOOD_RATE": value})) == {"PARLOR_FLOOD_RATE"}
+
+
+@pytest.mark.parametrize("value", ["0", "65536", "-80"])
+def test_a_port_out_of_range_is_refused(value: str) -> None:
+    assert refused({"PARLOR_PORT": value}) == {
+        "PARLOR_PORT": f"PARLOR_PORT={value!r}: expected a whole number from 1 to 65535"
+    }
+
+
+def test_a_burst_below_one_is_refused_because_it_would_let_nothing_through() -> None:
+    lines = refused({"PARLOR_FLOOD_BURST": "0.5", "PARLOR_CREATE_BURST": "0.9"})
+    assert lines["PARLOR_FLOOD_BURST"] == (
+        "PARLOR_FLOOD_BURST='0.5': expected a number of at least 1"
+    )
+    assert "PARLOR_CREATE_BURST" in lines
+    assert Settings.from_env({"PARLOR_FLOOD_BURST": "1"}).flood_burst == 1
+
+
+@pytest.mark.parametrize("value", ["wsproto", "none", "Websockets", "fast"])
+def test_an_unknown_ws_implementation_is_refused(value: str) -> None:
+    assert refused({"PARLOR_WS_IMPL": value}) == {
+        "PARLOR_WS_IMPL": f"PARLOR_WS_IMPL={value!r}: expected one of auto, websockets"
+        " or websockets-sansio"
+    }
+
+
+@pytest.mark.parametrize("value", ["localhost:6379", "http://localhost:6379", "redis://"])
+def test_a_redis_url_that_is_not_a_redis_url_is_refused(value: str) -> None:
+    assert set(refused({"REDIS_URL": value})) == {"REDIS_URL"}
+
+
+def test_a_refused_redis_url_does_not_show_its_password() -> None:
+    line = refused({"REDIS_URL": "http://parlor:hunter2@db:6379/0"})["REDIS_URL"]
+    assert "hunter2" not in line
+    assert "http://parlor:***@db:6379/0" in line
+
+
+def test_a_static_dir_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    assert refused({"PARLOR_STATIC_DIR": str(tmp_path / "missing")}) == {
+        "PARLOR_STATIC_DIR": f"PARLOR_STATIC_DIR={str(tmp_path / 'missing')!r}:"
+        " expected an existing directory"
+    }
+
+
+def test_a_min_turn_timer_above_the_max_is_refused() -> None:
+    assert refused({"PARLOR_MIN_TURN_TIMER": "60", "PARLOR_MAX_TURN_TIMER": "30"}) == {
+        "PARLOR_MIN_TURN_TIMER": "PARLOR_MIN_TURN_TIMER='60':"
+        " expected at most PARLOR_MAX_TURN_TIMER (30)"
+    }
+
+
+def test_every_bad_variable_is_listed_in_one_error() -> None:
+    lines = refused({"PARLOR_PORT": "x", "PARLOR_HOST": "", "PARLOR_CHAT_KEEP": "-3"})
+    assert list(lines) == ["PARLOR_HOST", "PARLOR_PORT", "PARLOR_CHAT_KEEP"]
+
+
+# -- the documentation ------------------------------------------------------------------------
+
+
+def _documented() -> dict[str, str]:
+    """The Settings table of docs/deploy.md: each variable and its default as written."""
+    text = (ROOT / "docs" / "deploy.md").read_text()
+    section = text.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    table: dict[str, str] = {}
+    for row in rows:
+        variable, default = (cell.strip() for cell in row.strip("|").split("|")[:2])
+        assert re.fullmatch(r"`[A-Z_]+`", variable), f"one variable per row: {row}"
+        assert variable[1:-1] not in table, f"listed twice: {variable}"
+        written = re.match(r"`([^`]*)`", default)
+        if default.startswith("*(empty)*"):
+            table[variable[1:-1]] = ""
+        else:
+            assert written, f"default in backquotes or *(empty)*: {row}"
+            table[variable[1:-1]] = written.group(1)
+    return table
+
+
+def _as_written(value: Any) -> str:
+    if isinstance(value, Path):
+        return value.relative_to(ROOT).as_posix()
+    if isinstance(value, tuple):
+        return ",".join(map(str, value))
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "" if value is None else str(value)
+
+
+def test_the_deploy_docs_list_every_variable_with_its_default() -> None:
+    defaults = Settings()
+    names = variables()
+    expected = {names[f.name]: _as_written(getattr(defaults, f.name)) for f in fields(Settings)}
+    assert _documented() == expected
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def _serve(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "serve", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PARLOR_HOST": "127.0.0.1", **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_parlor_serve_with_a_bad_value_exits_naming_the_variable() -> None:
+    done = _serve(PARLOR_PORT="99999", PARLOR_FLOOD_RATE="-1")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "PARLOR_PORT='99999': expected a whole number from 1 to 65535" in done.stderr
+    assert "PARLOR_FLOOD_RATE='-1': expected a number greater than 0" in done.stderr
+
+
+def test_parlor_serve_checks_its_flags_like_their_variables() -> None:
+    done = _serve("--port", "http", "--redis", "localhost")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "PARLOR_PORT='http'" in done.stderr
+    assert "REDIS_URL='localhost'" in done.stderr
