@@ -10,7 +10,6 @@ Ids are fixed so that actions, logs and tests can name cards:
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -117,10 +116,6 @@ _WIRE: tuple[dict[str, Any], ...] = tuple(card.to_wire() for card in CARDS)
 
 def card_wire(card_id: int) -> dict[str, Any]:
     return dict(_WIRE[card_id])
-
-
-def deck_counter() -> Counter[int]:
-    return Counter(DECK)
 
 
 def number_id(shape: Shape, value: int, copy: int = 0) -> int:

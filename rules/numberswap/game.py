@@ -28,8 +28,6 @@ from rules.numberswap.cards import DECK, GRID_SIZE, ROWS, column_positions
 from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo
 from rules.rng import Rng
 
-AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast
-
 
 class NumberSwapOptions(GameOptions):
     target_score: int = Field(

@@ -25,7 +25,6 @@ from rules.floor.cards import (
     DECK,
     Op,
     Shape,
-    deck_counter,
     freeze_id,
     number_id,
     op_id,
@@ -173,7 +172,7 @@ def permute_hidden(state: State, seat: int | None, rnd: random.Random) -> State:
 
 
 def _deck(state: Any) -> Counter[Hashable]:
-    return Counter(deck_counter())
+    return Counter(DECK)
 
 
 HARNESS = Harness(game=GAME, cards=cards, deck=_deck, permute_hidden=permute_hidden)
