@@ -113,7 +113,7 @@ class Floor(Game[State, ActionModel]):
         return [with_hand(public, state, seat) for seat in seats]
 
     def bot_action(self, state: State, seat: int, rng: Rng) -> ActionModel:
-        return choose(state, seat)
+        return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
         return state.outcome

@@ -26,6 +26,7 @@ from rules.floor.actions import (
 from rules.floor.cards import CARDS, SHAPES, Shape
 from rules.floor.options import NumberSet, Options, options, shapes_of
 from rules.floor.state import Phase, State, next_seat
+from rules.rng import Rng
 
 #: An attack card (Freeze, Take) is worth playing over a bigger shed when the next player is
 #: down to this many cards.
@@ -51,7 +52,8 @@ def _best_operation(opts: Options) -> tuple[int, int, tuple[int, ...]] | None:
     return best
 
 
-def choose(state: State, seat: int) -> ActionModel:
+def choose(state: State, seat: int, rng: Rng) -> ActionModel:
+    # ``rng`` is part of every policy's signature; this bot needs no chance.
     opts = options(state, seat)
     if opts.charged:
         # Reversing back costs nothing and gives this seat the next move.

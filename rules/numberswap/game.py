@@ -25,7 +25,8 @@ from rules.numberswap.actions import (
     UndoLast,
 )
 from rules.numberswap.cards import DECK, GRID_SIZE, ROWS, column_positions
-from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo
+from rules.numberswap.policy import choose
+from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo, to_act
 from rules.rng import Rng
 
 
@@ -126,14 +127,7 @@ class NumberSwap(Game[State, Any]):
     # -- who acts, and what they may do -----------------------------------------------------
 
     def to_act(self, state: State) -> frozenset[int]:
-        if state.phase is Phase.CHOOSE:
-            return frozenset(s for s in range(state.seats) if not state.chosen[s])
-        if state.phase is Phase.TURN:
-            assert state.current is not None
-            if state.undo is not None:
-                return frozenset((state.current, state.undo.seat))
-            return frozenset((state.current,))
-        return frozenset()
+        return to_act(state)
 
     def waiting_reason(self, state: State, seat: int) -> str:
         if state.phase is Phase.CHOOSE:
@@ -472,9 +466,7 @@ class NumberSwap(Game[State, Any]):
         )
 
     def bot_action(self, state: State, seat: int, rng: Rng) -> Any | None:
-        from rules.numberswap.policy import choose
-
-        return choose(self, state, seat, rng)
+        return choose(state, seat, rng)
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

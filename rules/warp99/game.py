@@ -15,6 +15,7 @@ from rules.rng import Rng
 from rules.warp99 import turn, views
 from rules.warp99.actions import Action, AnyAction
 from rules.warp99.cards import ALL_CARDS
+from rules.warp99.policy import choose
 from rules.warp99.rulecards import START_SIDES
 from rules.warp99.state import DECK_SIZE, HAND_SIZE, TARGET, State, Step, Warp99Options
 from rules.warp99.table import GameWon, Table
@@ -101,9 +102,7 @@ class Warp99(Game[State, Any]):
         return [views.hand_view(public, state, s) for s in seats]
 
     def bot_action(self, state: State, seat: int, rng: Rng) -> Any:
-        from rules.warp99.policy import choose
-
-        return choose(state, seat)
+        return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
         if state.winner is None:

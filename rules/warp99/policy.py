@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from rules.rng import Rng
 from rules.warp99.actions import AddToRow, EndStep, FlipRule, PlayToPile, ScoreRow
 from rules.warp99.cards import VALUE
 from rules.warp99.rulecards import rules_matched
@@ -15,7 +16,8 @@ from rules.warp99.turn import can_flip, pile_options, row_options
 CASH_IN = 6
 
 
-def choose(state: State, seat: int) -> Any:
+def choose(state: State, seat: int, rng: Rng) -> Any:
+    # ``rng`` is part of every policy's signature; this bot needs no chance.
     if state.winner is not None or seat != state.turn:
         raise ValueError("seat may not act")
     if state.step is Step.A:
