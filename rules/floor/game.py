@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.contract import ActionModel, Event, Game, GameOptions, Result, View
+from rules.contract import Event, Game, GameOptions, Result, View
 from rules.floor import moves
 from rules.floor.actions import Action, AnyAction
 from rules.floor.cards import CARDS, DECK, Kind
@@ -58,7 +58,7 @@ def deal(seats: int, seed: int) -> State:
     )
 
 
-class Floor(Game[State, ActionModel]):
+class Floor(Game[State, AnyAction]):
     id = "floor"
     name = "Floor"
     summary = (
@@ -92,17 +92,14 @@ class Floor(Game[State, ActionModel]):
             return f"It is not your turn: {who} may reverse a charged Swap back"
         return f"It is not your turn: it is {who}'s turn"
 
-    def legal_actions(self, state: State, seat: int) -> list[ActionModel]:
+    def legal_actions(self, state: State, seat: int) -> list[AnyAction]:
         return expand(options(state, seat))
 
-    def legal_view(self, state: State, seat: int) -> list[Any]:
+    def legal_view(self, state: State, seat: int) -> list[dict[str, Any]]:
         return to_wire(options(state, seat), state.floor_number)
 
-    def apply_action(
-        self, state: State, seat: int, action: ActionModel
-    ) -> tuple[State, list[Event]]:
-        parsed: AnyAction = action  # type: ignore[assignment]
-        return moves.apply_action(state, seat, parsed)
+    def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+        return moves.apply_action(state, seat, action)
 
     def seat_view(self, state: State, seat: int | None) -> View:
         return seat_view(state, seat)
@@ -112,7 +109,7 @@ class Floor(Game[State, ActionModel]):
         public = public_view(state)
         return [with_hand(public, state, seat) for seat in seats]
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> ActionModel:
+    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction:
         return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:

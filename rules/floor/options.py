@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from itertools import combinations, islice, product
 from typing import Any, NamedTuple
 
-from rules.contract import ActionModel
 from rules.floor.actions import (
+    AnyAction,
     BurnSwap,
     DiscardOperations,
     Draw,
@@ -277,7 +277,7 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
     return opts
 
 
-def expand(opts: Options) -> list[ActionModel]:
+def expand(opts: Options) -> list[AnyAction]:
     """Every action the options allow, each spelled one way (cards sorted, shape named)."""
     return list(_actions(opts))
 
@@ -290,7 +290,7 @@ def forced(opts: Options) -> bool:
     return len(list(islice(_actions(opts), 2))) == 1
 
 
-def _actions(opts: Options) -> Iterator[ActionModel]:
+def _actions(opts: Options) -> Iterator[AnyAction]:
     if opts.charged:
         yield from (ReverseBack(), LetStand())
         return

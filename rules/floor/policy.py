@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rules.contract import ActionModel
 from rules.floor.actions import (
+    AnyAction,
     BurnSwap,
     DiscardOperations,
     Draw,
@@ -52,7 +52,7 @@ def _best_operation(opts: Options) -> tuple[int, int, tuple[int, ...]] | None:
     return best
 
 
-def choose(state: State, seat: int, rng: Rng) -> ActionModel:
+def choose(state: State, seat: int, rng: Rng) -> AnyAction:
     # ``rng`` is part of every policy's signature; this bot needs no chance.
     opts = options(state, seat)
     if opts.charged:
@@ -73,10 +73,10 @@ def choose(state: State, seat: int, rng: Rng) -> ActionModel:
     return _open_play(state, seat, opts)
 
 
-def _open_play(state: State, seat: int, opts: Options) -> ActionModel:
+def _open_play(state: State, seat: int, opts: Options) -> AnyAction:
     hand = state.hands[seat]
     # (cards shed, preference, action): Numbers and Operations first, Swap last, Power kept.
-    moves: list[tuple[int, int, ActionModel]] = []
+    moves: list[tuple[int, int, AnyAction]] = []
     if opts.numbers:
         play: NumberSet = max(opts.numbers, key=lambda p: len(p.cards))
         shape = _shape_for(hand, play.cards, shapes_of(play.cards))

@@ -17,6 +17,7 @@ from rules.contract import Event, Game, GameOptions, Result, View, places_from_s
 from rules.errors import IllegalAction, NotYourTurn, WrongPhase
 from rules.numberswap.actions import (
     Action,
+    AnyAction,
     DiscardDrawn,
     Draw,
     FlipInitial,
@@ -85,7 +86,7 @@ def first_player(grids: tuple[Grid, ...]) -> int:
     return max(range(len(grids)), key=key)
 
 
-class NumberSwap(Game[State, Any]):
+class NumberSwap(Game[State, AnyAction]):
     id = "numberswap"
     name = "Number Swap"
     summary = (
@@ -136,10 +137,10 @@ class NumberSwap(Game[State, Any]):
             return f"It is seat {state.current + 1}'s turn"
         return "It is not your turn"
 
-    def legal_actions(self, state: State, seat: int) -> list[Any]:
+    def legal_actions(self, state: State, seat: int) -> list[AnyAction]:
         return [self.parse_action(d) for d in self.legal_view(state, seat)]
 
-    def legal_view(self, state: State, seat: int) -> list[Any]:
+    def legal_view(self, state: State, seat: int) -> list[dict[str, Any]]:
         # Built as plain dicts (views are on the hot path; the choose phase alone offers 66
         # pairs to every seat); legal_actions validates the same list into models.
         if seat not in self.to_act(state):
@@ -148,7 +149,7 @@ class NumberSwap(Game[State, Any]):
         if state.phase is Phase.CHOOSE:
             down = grid.face_down()
             return [{"type": "flip_initial", "positions": [a, b]} for a, b in combinations(down, 2)]
-        legal: list[Any] = []
+        legal: list[dict[str, Any]] = []
         if state.undo is not None and state.undo.seat == seat:
             legal.append({"type": "undo"})
         if seat != state.current:
@@ -164,7 +165,7 @@ class NumberSwap(Game[State, Any]):
 
     # -- applying actions -------------------------------------------------------------------
 
-    def apply_action(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
+    def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
         if isinstance(action, UndoLast):
             return self._undo(state, seat)
         if state.phase is Phase.CHOOSE:
@@ -465,7 +466,7 @@ class NumberSwap(Game[State, Any]):
             reason=f"A total reached {state.target}",
         )
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> Any | None:
+    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction | None:
         return choose(state, seat, rng)
 
 

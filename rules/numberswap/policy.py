@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rules.numberswap.actions import DiscardDrawn, Draw, FlipInitial, SwapDrawn, TakeDiscard
+from rules.numberswap.actions import (
+    AnyAction,
+    DiscardDrawn,
+    Draw,
+    FlipInitial,
+    SwapDrawn,
+    TakeDiscard,
+)
 from rules.numberswap.cards import ROWS, column_of
 from rules.numberswap.state import Grid, Phase, State, to_act
 from rules.rng import Rng
@@ -39,7 +44,7 @@ def _best_target(grid: Grid, card: int) -> int | None:
     return None if best is None else best[1]
 
 
-def choose(state: State, seat: int, rng: Rng) -> Any | None:
+def choose(state: State, seat: int, rng: Rng) -> AnyAction | None:
     if seat not in to_act(state):
         raise ValueError("seat may not act")
     grid = state.grids[seat]

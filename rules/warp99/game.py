@@ -55,7 +55,7 @@ def deal(seats: int, random_start_sides: bool, seed: int) -> State:
     )
 
 
-class Warp99(Game[State, Any]):
+class Warp99(Game[State, AnyAction]):
     id = "warp99"
     name = "Warp 99"
     summary = (
@@ -80,11 +80,11 @@ class Warp99(Game[State, Any]):
     def waiting_reason(self, state: State, seat: int) -> str:
         return f"It is seat {state.turn + 1}'s turn"
 
-    def legal_actions(self, state: State, seat: int) -> list[Any]:
-        return list(turn.legal_actions(state, seat))
+    def legal_actions(self, state: State, seat: int) -> list[AnyAction]:
+        return turn.legal_actions(state, seat)
 
-    def legal_view(self, state: State, seat: int) -> list[Any]:
-        return list(turn.legal_dicts(state, seat))
+    def legal_view(self, state: State, seat: int) -> list[dict[str, Any]]:
+        return turn.legal_dicts(state, seat)
 
     def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
         table = Table(state)
@@ -101,7 +101,7 @@ class Warp99(Game[State, Any]):
         public = views.public_view(state)
         return [views.hand_view(public, state, s) for s in seats]
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> Any:
+    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction:
         return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
