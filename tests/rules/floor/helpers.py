@@ -140,6 +140,15 @@ def legal(state: State, seat: int) -> list[dict[str, Any]]:
     return [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)]
 
 
+def accepts(state: State, seat: int, action: dict[str, Any]) -> bool:
+    """Whether the rules accept the action (any refusal counts as no)."""
+    try:
+        GAME.apply(state, seat, action)
+    except RulesError:
+        return False
+    return True
+
+
 # -- the conformance harness ---------------------------------------------------------------
 
 

@@ -4,11 +4,12 @@ Also our decisions for an exhausted table: no draw is offered when nothing can b
 Take draws what there is, and a seat with nothing to play or draw passes.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from rules.errors import GameOver, IllegalAction
 from rules.floor import GAME
-from rules.floor.state import Phase, State
+from rules.floor.state import Phase, State, fingerprint
 from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
@@ -49,6 +50,12 @@ def test_ruling_13_equal_counts_share_a_place() -> None:
     state = position(hands, shape=CIRCLE, turn=1)
     after, _ = act(state, 1, {"type": "number", "cards": [num(CIRCLE, 5)]})
     assert after.outcome is not None and after.outcome.places == (2, 1, 2)
+
+
+def test_ruling_13_a_freeze_as_the_last_card_in_open_play_wins() -> None:
+    state = position([[freeze(CIRCLE)], [num(STAR, 1)], [num(STAR, 2)]], shape=CIRCLE, number=3)
+    after, _ = act(state, 0, {"type": "freeze", "card": freeze(CIRCLE)})
+    assert after.phase is Phase.OVER and after.outcome.winners == (0,)
 
 
 def test_ruling_14_empty_draw_pile_reshuffles_the_discard_but_its_top() -> None:
@@ -234,6 +241,20 @@ def test_repetition_is_only_tracked_with_an_empty_draw_pile() -> None:
     assert state.seen == ()
 
 
+def test_repetition_counts_only_positions_with_an_empty_draw_pile() -> None:
+    state = position(
+        [[num(CIRCLE, 0)], [num(STAR, 1), num(SQUARE, 6)]],
+        shape=SQUARE,
+        number=8,
+        turn=1,
+        draw=[num(TRIANGLE, 5)],
+        discard=[num(SQUARE, 8)],
+        rest="out",
+    )
+    after, _ = act(state, 1, {"type": "number", "cards": [num(SQUARE, 6)]})
+    assert after.seen == ()
+
+
 def test_repetition_does_not_end_a_loop_that_a_seat_could_leave() -> None:
     # Our decision: every cycle, seat 2 could win with Multiply x 0 (7 x 0 = 0, resolved by its
     # circle 0) but plays the circle 0 alone instead. Its choice starts the count again, so the
@@ -290,3 +311,48 @@ def test_repetition_a_fifth_time_ends_even_a_loop_through_choices() -> None:
     assert result is not None and "came round a fifth time" in result.reason
     assert choices >= 3, "the forced-moves rule alone would never end this loop"
     assert result.winners == (1,) and result.scores == (3, 2)
+
+
+def test_repetition_fingerprint_sees_every_part_of_the_position() -> None:
+    base = position(
+        [[num(CIRCLE, 0), num(STAR, 3)], [num(STAR, 1)]],
+        shape=SQUARE,
+        number=8,
+        draw=[],
+        discard=[num(SQUARE, 8), num(SQUARE, 2)],
+        rest="out",
+        passes=1,
+    )
+    fp = fingerprint(base)
+    for changed in (
+        replace(base, discard=base.discard[::-1]),
+        replace(base, passes=0),
+        replace(base, turn=1),
+        replace(base, direction=-1),
+        replace(base, floor_number=7),
+        replace(base, floor_shape=STAR),
+    ):
+        assert fingerprint(changed) != fp
+
+
+def test_repetition_fingerprint_sees_the_opener_flag_the_hands_and_what_is_pending() -> None:
+    base = position(
+        [[num(CIRCLE, 0), num(STAR, 3)], [num(STAR, 1)]],
+        shape=SQUARE,
+        number=8,
+        draw=[],
+        discard=[num(SQUARE, 8), num(SQUARE, 2)],
+        rest="out",
+    )
+    fp = fingerprint(base)
+    for changed in (
+        replace(base, opening=True),
+        replace(base, hands=(base.hands[1], base.hands[0])),
+        replace(base, phase=Phase.FREEZE, by=1),
+        replace(base, phase=Phase.TAKE, stack=2, by=1),
+        replace(base, phase=Phase.TAKE, stack=3, by=1),
+        replace(base, floor_number=None),
+        replace(base, floor_shape=None),
+    ):
+        assert fingerprint(changed) != fp, changed
+    assert fingerprint(replace(base, seen=(1, 2), forced_from=1)) == fp, "history is not position"

@@ -152,12 +152,40 @@ def test_ruling_8_a_discard_may_not_empty_the_hand() -> None:
     assert legal(state, seat) == [{"type": "draw"}]
 
 
+def test_ruling_8_a_freeze_breaking_discard_may_not_empty_the_hand_not_even_offered() -> None:
+    state = position(
+        [[num(STAR, 9)], [add(), sub(), mul()], [num(STAR, 8)]],
+        shape=CIRCLE,
+        number=4,
+        phase=Phase.FREEZE,
+        turn=1,
+        by=0,
+    )
+    assert legal(state, 1) == [{"type": "draw"}]
+
+
 def test_ruling_8_draw_one_and_lose_the_turn() -> None:
     state, seat = _frozen([num(CIRCLE, 1), num(CIRCLE, 2)])
     after, events = act(state, seat, {"type": "draw"})
     assert len(after.hands[seat]) == 3
     assert after.phase is Phase.PLAY and after.turn == 2 and after.by is None
     assert events[0] == {"type": "stayed_frozen", "seat": seat}
+
+
+def test_ruling_8_frozen_draw_takes_exactly_one_card_and_breaking_keeps_the_turn() -> None:
+    big = [add(), add(1), sub(), mul(), *[num(STAR, v) for v in range(6)]]
+    state = position(
+        [[num(STAR, 9, 1)], big, [num(SQUARE, 8)]],
+        shape=CIRCLE,
+        number=4,
+        phase=Phase.FREEZE,
+        turn=1,
+        by=0,
+    )
+    after, _ = act(state, 1, {"type": "draw"})
+    assert len(after.hands[1]) == len(big) + 1 and after.turn == 2
+    after, _ = act(state, 1, {"type": "discard_operations", "cards": [add(), add(1)]})
+    assert (after.phase, after.turn) == (Phase.PLAY, 1)
 
 
 def test_ruling_8_swap_power_and_take_do_not_answer_a_freeze() -> None:

@@ -1,12 +1,16 @@
 """Rulings 4 to 6: a turn is a play or a draw; single Numbers by shape; sums of two or three."""
 
+from itertools import combinations
+
 from rules.errors import IllegalAction
+from rules.floor.cards import SHAPES
 from rules.floor.state import Phase
 from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,
     TRIANGLE,
+    accepts,
     act,
     legal,
     num,
@@ -69,6 +73,19 @@ def test_ruling_6_three_numbers_summing_to_the_floor_number() -> None:
     after, _ = act(state, 0, {"type": "number", "cards": cards, "shape": "square"})
     assert (after.floor_shape, after.floor_number) == (SQUARE, 7)
     assert after.hands[0] == (num(CIRCLE, 8),)
+
+
+def test_ruling_6_three_equal_values_make_a_triple() -> None:
+    state = position(
+        [[num(STAR, 1), num(CIRCLE, 1), num(SQUARE, 1), num(STAR, 9)], [num(STAR, 5)]],
+        shape=CIRCLE,
+        number=3,
+    )
+    assert {
+        "type": "number",
+        "cards": sorted([num(STAR, 1), num(CIRCLE, 1), num(SQUARE, 1)]),
+        "shape": "square",
+    } in legal(state, 0)
 
 
 def test_not_allowed_play_multiple_numbers_unless_their_sum_matches() -> None:
@@ -138,3 +155,24 @@ def test_a_number_play_may_empty_the_hand_and_win() -> None:
     )
     assert after.phase is Phase.OVER
     assert after.outcome is not None and after.outcome.winners == (0,)
+
+
+def test_rulings_5_and_6_every_number_set_is_accepted_iff_listed() -> None:
+    numbers = [
+        num(STAR, 1),
+        num(CIRCLE, 1),
+        num(SQUARE, 1),
+        num(TRIANGLE, 2),
+        num(CIRCLE, 2),
+        num(STAR, 0),
+        num(SQUARE, 3),
+        num(CIRCLE, 6),
+    ]
+    for floor in (0, 2, 3, 6):
+        state = position([[*numbers], [num(STAR, 5)]], shape=CIRCLE, number=floor)
+        listed = {repr(sorted(a.items())) for a in legal(state, 0) if a["type"] == "number"}
+        for k in range(1, 5):
+            for cards in combinations(sorted(numbers), k):
+                for shape in SHAPES:
+                    action = {"type": "number", "cards": list(cards), "shape": shape.value}
+                    assert accepts(state, 0, action) == (repr(sorted(action.items())) in listed)

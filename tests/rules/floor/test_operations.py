@@ -1,15 +1,18 @@
 """Ruling 7: an Operation is played with the Number resolving it; the result wraps at 10."""
 
+from itertools import combinations
+
 import pytest
 
 from rules.errors import IllegalAction
-from rules.floor.cards import Op, operate
+from rules.floor.cards import SHAPES, Op, operate
 from rules.floor.state import Phase
 from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,
     TRIANGLE,
+    accepts,
     act,
     add,
     freeze,
@@ -221,3 +224,35 @@ def test_operation_opponent_cannot_interfere_it_resolves_in_the_same_move() -> N
         STAR,
     )
     assert [e["type"] for e in events] == ["played_operation", "turn"]
+
+
+def test_ruling_7_every_operation_spelling_is_accepted_iff_listed() -> None:
+    # Exhaustive over one rich hand: operand, 0..3 riders, every shape.
+    numbers = [
+        num(CIRCLE, 3),
+        num(STAR, 8),
+        num(SQUARE, 9),
+        num(TRIANGLE, 2),
+        num(STAR, 3),
+        num(SQUARE, 4),
+        num(CIRCLE, 0),
+        num(TRIANGLE, 9),
+    ]
+    for floor in (4, 7, 9):
+        state = position([[add(), mul(), *numbers], [num(STAR, 1)]], shape=CIRCLE, number=floor)
+        listed = {repr(sorted(a.items())) for a in legal(state, 0) if a["type"] == "operation"}
+        for op in (add(), mul()):
+            for operand in numbers:
+                rest = [n for n in numbers if n != operand]
+                for k in range(4):
+                    for riders in combinations(rest, k):
+                        for shape in SHAPES:
+                            action = {
+                                "type": "operation",
+                                "card": op,
+                                "operand": operand,
+                                "riders": sorted(riders),
+                                "shape": shape.value,
+                            }
+                            key = repr(sorted(action.items()))
+                            assert accepts(state, 0, action) == (key in listed), action

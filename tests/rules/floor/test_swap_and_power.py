@@ -130,6 +130,18 @@ def test_ruling_10_only_a_lone_swap_can_be_burnt() -> None:
     refused(state, 0, {"type": "burn", "card": swap()}, IllegalAction, "last card")
 
 
+def test_ruling_10_a_lone_swap_can_be_burnt_when_only_the_top_card_is_left() -> None:
+    state = position(
+        [[swap()], [num(STAR, 1)]],
+        shape=CIRCLE,
+        number=9,
+        draw=[],
+        discard=[num(CIRCLE, 9)],
+        rest="out",
+    )
+    assert legal(state, 0) == [{"type": "burn", "card": swap()}]
+
+
 def test_a_lone_swap_cannot_be_burnt_while_frozen_or_under_a_take() -> None:
     # Our decision: burning stands in for a turn's draw; a Freeze or a Take is answered only as
     # rulings 8 and 9 say (drawing 1 or the stack), so the Swap stays in hand.
@@ -148,6 +160,12 @@ def test_ruling_11_power_sets_the_shape_and_keeps_the_number() -> None:
     shapes = {a["shape"] for a in legal(state, 0) if a["type"] == "power"}
     assert shapes == {"circle", "triangle", "square", "star"}
     refused(state, 0, {"type": "power", "card": power()}, IllegalAction, "Name the shape")
+
+
+def test_ruling_11_power_on_an_open_floor_sets_the_shape_only() -> None:
+    state = position([[power(), num(CIRCLE, 1)], [num(STAR, 1)]], discard=[power(1)], opening=True)
+    after, _ = act(state, 0, {"type": "power", "card": power(), "shape": "star"})
+    assert (after.floor_shape, after.floor_number) == (STAR, None)
 
 
 def test_power_as_the_winning_card() -> None:
