@@ -47,7 +47,8 @@ def _deal(seats: int, rng: Rng) -> tuple[tuple[Grid, ...], tuple[int, ...], tupl
         for s in range(seats)
     )
     rest = deck[seats * GRID_SIZE :]
-    # The last card of the rest starts the discard pile; the others form the draw pile.
+    # R1: twelve cards face down each; the last card of the rest starts the discard pile face
+    # up, the others form the draw pile.
     return grids, rest[:-1], rest[-1:], rng
 
 
@@ -61,6 +62,7 @@ def _set(grid: Grid, position: int, card: int | None, up: bool) -> Grid:
 
 def _clear_columns(grid: Grid) -> tuple[Grid, list[int], list[Event]]:
     """Clear every column of three equal face-up values; returns the cleared cards in order."""
+    # R5: three equal face-up values clear their column at once; a face-down card blocks it.
     cleared: list[int] = []
     events: list[Event] = []
     for column in range(GRID_SIZE // ROWS):
@@ -78,6 +80,7 @@ def _clear_columns(grid: Grid) -> tuple[Grid, list[int], list[Event]]:
 
 def first_player(grids: tuple[Grid, ...]) -> int:
     """Round 1: highest pair of turned-up cards; then highest single card; then lowest seat."""
+    # R3: who starts round 1 (later rounds, whoever ended the last one: see _flip_initial).
 
     def key(seat: int) -> tuple[int, int, int]:
         shown = [c for p, c in enumerate(grids[seat].cards) if grids[seat].up[p] and c is not None]
@@ -154,6 +157,8 @@ class NumberSwap(Game[State, AnyAction]):
             legal.append({"type": "undo"})
         if seat != state.current:
             return legal
+        # R4: take the discard onto any grid card, or draw; then swap the drawn card in, or
+        # discard it and turn up a face-down card.
         present = [p for p, c in enumerate(grid.cards) if c is not None]
         if state.drawn is None:
             legal.extend({"type": "take_discard", "position": p} for p in present)
@@ -209,6 +214,7 @@ class NumberSwap(Game[State, AnyAction]):
                 "cards": [grid.cards[p] for p in action.positions],
             }
         ]
+        # R2: no turn starts until every seat has chosen; R3: who starts.
         if all(chosen):
             starter = state.starter if state.starter is not None else first_player(state.grids)
             state = replace(state, phase=Phase.TURN, current=starter)
@@ -229,8 +235,8 @@ class NumberSwap(Game[State, AnyAction]):
             0, {"type": "took_discard", "seat": seat, "position": position, "card": taken}
         )
         state, more = self._end_turn(state, seat)
-        # Undo is possible only if nothing hidden came out: the replaced card was face up and
-        # the turn did not end the round (whose reveal shows every card).
+        # R10: undo is possible only if nothing hidden came out: the replaced card was face up
+        # and the turn did not end the round (whose reveal shows every card).
         if was_up and not any(e["type"] == "round_ended" for e in more):
             state = replace(state, undo=undo)
         return state, events + more
@@ -239,11 +245,12 @@ class NumberSwap(Game[State, AnyAction]):
         events: list[Event] = []
         draw, discard, rng = state.draw, state.discard, state.rng
         if not draw:
-            # Everything but the top discard becomes the new draw pile.
+            # R9: everything but the top discard is shuffled into a new draw pile.
             draw, rng = rng.shuffle(discard[:-1])
             discard = discard[-1:]
             events.append({"type": "reshuffled", "draw_size": len(draw)})
         card = draw[-1]
+        # R4: the drawn card is shown to everyone (R10: so a draw can never be undone).
         state = replace(state, draw=draw[:-1], discard=discard, rng=rng, drawn=card, undo=None)
         events.append({"type": "drew", "seat": seat, "card": card})
         return state, events
@@ -268,6 +275,7 @@ class NumberSwap(Game[State, AnyAction]):
         assert card is not None
         turned = grid.cards[flip]
         grid, cleared, cleared_events = _clear_columns(_set(grid, flip, turned, True))
+        # R5: the thrown card goes down first, a column it let clear on top of it.
         state = replace(
             state,
             drawn=None,
@@ -290,6 +298,8 @@ class NumberSwap(Game[State, AnyAction]):
         old = grid.cards[position]
         assert old is not None
         grid, cleared, cleared_events = _clear_columns(_set(grid, position, card, True))
+        # R4: the swapped-out card goes face up onto the discard pile; R5: first, then a
+        # column the swap cleared on top of it.
         state = replace(
             state,
             grids=_replace_at(state.grids, seat, grid),
@@ -304,6 +314,8 @@ class NumberSwap(Game[State, AnyAction]):
     def _end_turn(self, state: State, seat: int) -> tuple[State, list[Event]]:
         events: list[Event] = []
         ender = state.ender
+        # R6: ending a turn with no face-down card ends the round; every other seat then gets
+        # exactly one more turn.
         if ender is None and state.grids[seat].face_down_count() == 0:
             ender = seat
             events.append({"type": "last_turns", "ender": seat})
@@ -320,12 +332,14 @@ class NumberSwap(Game[State, AnyAction]):
         assert ender is not None
         grids = []
         discard = list(state.discard)
+        # R6: every card is turned up (R5: columns clear) and the grid totals are the scores.
         for grid in state.grids:
             revealed = Grid(cards=grid.cards, up=(True,) * GRID_SIZE)
             revealed, cleared, _ = _clear_columns(revealed)
             discard.extend(cleared)
             grids.append(revealed)
         raw = tuple(g.total() for g in grids)
+        # R7: the ender must be strictly lowest; otherwise a round score above 0 is doubled.
         lowest_alone = all(raw[ender] < raw[s] for s in range(state.seats) if s != ender)
         doubled = not lowest_alone and raw[ender] > 0
         scores = tuple(2 * r if s == ender and doubled else r for s, r in enumerate(raw))
@@ -358,6 +372,7 @@ class NumberSwap(Game[State, AnyAction]):
             current=None,
             undo=None,
         )
+        # R8: the game ends after the round in which any total reaches the target.
         if max(totals) >= state.target:
             state = replace(state, phase=Phase.OVER)
             result = self.result(state)
@@ -376,12 +391,14 @@ class NumberSwap(Game[State, AnyAction]):
             chosen=(False,) * state.seats,
             drawn=None,
             ender=None,
+            # R3: whoever ended this round starts the next.
             starter=ender,
         )
         events.append({"type": "round_started", "round": state.round})
         return state, events
 
     def _undo(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        # R10: only your own last action, while nobody else has acted since (see _take_discard).
         undo = state.undo
         if undo is None or undo.seat != seat:
             raise IllegalAction(
@@ -400,7 +417,7 @@ class NumberSwap(Game[State, AnyAction]):
     # -- views and results ------------------------------------------------------------------
 
     def seat_view(self, state: State, seat: int | None) -> View:
-        # Nothing in Number Swap is known to one seat only (a face-down card is hidden from
+        # R4: nothing in Number Swap is known to one seat only (a face-down card is hidden from
         # its owner too), so every seat sees the same body; only ``legal`` differs.
         return self.seat_views(state, [seat])[0]
 
@@ -458,6 +475,7 @@ class NumberSwap(Game[State, AnyAction]):
     def result(self, state: State) -> Result | None:
         if state.phase is not Phase.OVER:
             return None
+        # R8: the lowest total wins; equal lowest totals share the win.
         best = min(state.totals)
         return Result(
             winners=tuple(s for s, t in enumerate(state.totals) if t == best),
