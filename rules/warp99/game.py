@@ -23,6 +23,7 @@ from rules.warp99.table import GameWon, Table
 
 def deal(seats: int, random_start_sides: bool, seed: int) -> State:
     """The printed setup: decks of 15, hands of 6 from them, two pile cards off the reserve."""
+    # R2: the setup as printed, and the random start sides of the variant.
     rng = Rng.from_seed(seed)
     cards, rng = rng.shuffle(ALL_CARDS)
     decks = [cards[s * DECK_SIZE : (s + 1) * DECK_SIZE] for s in range(seats)]
@@ -40,7 +41,7 @@ def deal(seats: int, random_start_sides: bool, seed: int) -> State:
         rng=rng,
         turn=0,
         step=Step.A,
-        # Seat 1 (the first player) starts on 0, each later seat one point more.
+        # R3: seat 1 (the first player) starts on 0, each later seat one point more.
         scores=tuple(range(seats)),
         decks=tuple(decks),
         hands=hands,
@@ -88,7 +89,7 @@ class Warp99(Game[State, AnyAction]):
 
     def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
         table = Table(state)
-        # A win stops everything at that moment, even halfway through a draw.
+        # R9: a win stops everything at that moment, even halfway through a draw.
         with suppress(GameWon):
             turn.perform(state, table, seat, action)
         return table.freeze(), table.events
