@@ -45,6 +45,7 @@ OPS: tuple[Op, ...] = tuple(Op)
 
 def operate(op: Op, floor: int, operand: int) -> int:
     """The Operation's result: the ones digit, never negative (3 - 8 gives 5)."""
+    # R7: R = (Floor op n) mod 10.
     if op is Op.ADD:
         return (floor + operand) % 10
     if op is Op.SUBTRACT:
@@ -86,6 +87,7 @@ class Card:
 
 
 def _build() -> tuple[Card, ...]:
+    # R1: the 112-card deck.
     cards: list[Card] = []
     for shape in SHAPES:
         for value in range(10):

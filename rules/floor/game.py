@@ -29,14 +29,15 @@ class FloorOptions(GameOptions):
 
 def deal(seats: int, seed: int) -> State:
     """Shuffle, deal 7 each, turn up the opener; seat 0 starts, play goes up the seats."""
+    # R2: hands of 7, and one card turned up as the opener.
     deck, rng = Rng.from_seed(seed).shuffle(DECK)
     hands = tuple(
         tuple(sorted(deck[-HAND_SIZE * (s + 1) : len(deck) - HAND_SIZE * s])) for s in range(seats)
     )
     rest = deck[: len(deck) - HAND_SIZE * seats]
     opener = CARDS[rest[-1]]
-    # A Number opener sets the whole floor; a Freeze or Take only the shape (it hits nobody);
-    # an Operation, Power or Swap leaves the floor open.
+    # R3: a Number opener sets the whole floor; a Freeze or Take only the shape (it hits
+    # nobody); an Operation, Power or Swap leaves the floor open.
     shape = opener.shape if opener.kind in (Kind.NUMBER, Kind.FREEZE, Kind.TAKE) else None
     number = opener.value if opener.kind is Kind.NUMBER else None
     return State(

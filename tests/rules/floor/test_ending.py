@@ -27,6 +27,7 @@ from tests.rules.floor.helpers import (
 
 
 def test_ruling_13_first_to_empty_their_hand_wins_and_others_rank_by_fewest_cards() -> None:
+    """R13: the first to empty their hand wins; the others rank by fewest cards."""
     hands = [
         [num(STAR, 1), num(STAR, 2), num(STAR, 3)],
         [num(CIRCLE, 5)],
@@ -46,6 +47,7 @@ def test_ruling_13_first_to_empty_their_hand_wins_and_others_rank_by_fewest_card
 
 
 def test_ruling_13_equal_counts_share_a_place() -> None:
+    """R13: equal counts share a place."""
     hands = [[num(STAR, 1), num(STAR, 2)], [num(CIRCLE, 5)], [num(STAR, 4), num(STAR, 3)]]
     state = position(hands, shape=CIRCLE, turn=1)
     after, _ = act(state, 1, {"type": "number", "cards": [num(CIRCLE, 5)]})
@@ -53,12 +55,14 @@ def test_ruling_13_equal_counts_share_a_place() -> None:
 
 
 def test_ruling_13_a_freeze_as_the_last_card_in_open_play_wins() -> None:
+    """R13: a Freeze as the last card wins too."""
     state = position([[freeze(CIRCLE)], [num(STAR, 1)], [num(STAR, 2)]], shape=CIRCLE, number=3)
     after, _ = act(state, 0, {"type": "freeze", "card": freeze(CIRCLE)})
     assert after.phase is Phase.OVER and after.outcome.winners == (0,)
 
 
 def test_ruling_14_empty_draw_pile_reshuffles_the_discard_but_its_top() -> None:
+    """R14: an empty draw pile takes the discards but their top, shuffled."""
     under, top = [num(SQUARE, 1), num(SQUARE, 2), num(SQUARE, 3)], num(CIRCLE, 9)
     state = position(
         [[num(STAR, 1)], [num(STAR, 2)]],
@@ -77,6 +81,7 @@ def test_ruling_14_empty_draw_pile_reshuffles_the_discard_but_its_top() -> None:
 
 
 def test_ruling_14_reshuffle_is_seeded_from_the_state() -> None:
+    """R14: the shuffle comes from the state's seed."""
     under = [num(SQUARE, v) for v in range(10)]
     kwargs = {"shape": CIRCLE, "draw": [], "discard": [*under, num(CIRCLE, 9)], "rest": "out"}
     a, _ = act(position([[num(STAR, 1)], [num(STAR, 2)]], seed=1, **kwargs), 0, {"type": "draw"})
@@ -129,6 +134,7 @@ def test_pass_is_refused_while_a_card_can_be_drawn() -> None:
 
 
 def test_ruling_14_stalemate_after_a_full_round_in_which_nobody_can_play_or_draw() -> None:
+    """R14: a full round of nobody playing or drawing ends it; fewest cards win."""
     hands = [
         [num(STAR, 1), num(STAR, 2)],
         [num(SQUARE, 1)],
@@ -148,6 +154,7 @@ def test_ruling_14_stalemate_after_a_full_round_in_which_nobody_can_play_or_draw
 
 
 def test_ruling_14_stalemate_ties_share_the_win() -> None:
+    """R14: equal fewest share the win."""
     state = _dry([[num(STAR, 1)], [num(SQUARE, 1)]], shape=CIRCLE, number=9)
     state, _ = act(state, 0, {"type": "pass"})
     state, _ = act(state, 1, {"type": "pass"})
@@ -155,6 +162,7 @@ def test_ruling_14_stalemate_ties_share_the_win() -> None:
 
 
 def test_ruling_14_a_play_restarts_the_stalemate_count() -> None:
+    """R14: a play in between: no full round."""
     hands = [[num(STAR, 1)], [num(CIRCLE, 1), num(SQUARE, 5)], [num(TRIANGLE, 2)]]
     state = _dry(hands, shape=CIRCLE, number=9)
     state, _ = act(state, 0, {"type": "pass"})
