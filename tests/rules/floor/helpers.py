@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -140,13 +140,21 @@ def legal(state: State, seat: int) -> list[dict[str, Any]]:
     return [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)]
 
 
-def accepts(state: State, seat: int, action: dict[str, Any]) -> bool:
-    """Whether the rules accept the action (any refusal counts as no)."""
+def _accepts(state: State, seat: int, action: dict[str, Any]) -> bool:
     try:
         GAME.apply(state, seat, action)
     except RulesError:
         return False
     return True
+
+
+def check_accepted_iff_listed(
+    state: State, seat: int, candidates: Iterable[dict[str, Any]]
+) -> None:
+    """Assert that the rules accept each candidate action exactly when it is a legal action."""
+    listed = {repr(sorted(a.items())) for a in legal(state, seat)}
+    for action in candidates:
+        assert _accepts(state, seat, action) == (repr(sorted(action.items())) in listed), action
 
 
 # -- the conformance harness ---------------------------------------------------------------

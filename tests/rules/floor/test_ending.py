@@ -321,16 +321,21 @@ def test_repetition_a_fifth_time_ends_even_a_loop_through_choices() -> None:
     assert result.winners == (1,) and result.scores == (3, 2)
 
 
-def test_repetition_fingerprint_sees_every_part_of_the_position() -> None:
-    base = position(
+def _fingerprinted(passes: int = 0) -> State:
+    """A position with an empty draw pile, as the repetition rule fingerprints them."""
+    return position(
         [[num(CIRCLE, 0), num(STAR, 3)], [num(STAR, 1)]],
         shape=SQUARE,
         number=8,
         draw=[],
         discard=[num(SQUARE, 8), num(SQUARE, 2)],
         rest="out",
-        passes=1,
+        passes=passes,
     )
+
+
+def test_repetition_fingerprint_sees_every_part_of_the_position() -> None:
+    base = _fingerprinted(passes=1)
     fp = fingerprint(base)
     for changed in (
         replace(base, discard=base.discard[::-1]),
@@ -344,14 +349,7 @@ def test_repetition_fingerprint_sees_every_part_of_the_position() -> None:
 
 
 def test_repetition_fingerprint_sees_the_opener_flag_the_hands_and_what_is_pending() -> None:
-    base = position(
-        [[num(CIRCLE, 0), num(STAR, 3)], [num(STAR, 1)]],
-        shape=SQUARE,
-        number=8,
-        draw=[],
-        discard=[num(SQUARE, 8), num(SQUARE, 2)],
-        rest="out",
-    )
+    base = _fingerprinted()
     fp = fingerprint(base)
     for changed in (
         replace(base, opening=True),

@@ -10,8 +10,8 @@ from tests.rules.floor.helpers import (
     SQUARE,
     STAR,
     TRIANGLE,
-    accepts,
     act,
+    check_accepted_iff_listed,
     legal,
     num,
     position,
@@ -161,6 +161,7 @@ def test_ruling_6_at_most_three_numbers() -> None:
 
 
 def test_a_number_play_may_empty_the_hand_and_win() -> None:
+    """R13: a Number play that empties the hand wins."""
     state = position([[num(STAR, 3), num(TRIANGLE, 4)], [num(STAR, 1)]], shape=CIRCLE, number=7)
     after, _ = act(
         state, 0, {"type": "number", "cards": [num(STAR, 3), num(TRIANGLE, 4)], "shape": "star"}
@@ -183,9 +184,13 @@ def test_rulings_5_and_6_every_number_set_is_accepted_iff_listed() -> None:
     ]
     for floor in (0, 2, 3, 6):
         state = position([[*numbers], [num(STAR, 5)]], shape=CIRCLE, number=floor)
-        listed = {repr(sorted(a.items())) for a in legal(state, 0) if a["type"] == "number"}
-        for k in range(1, 5):
-            for cards in combinations(sorted(numbers), k):
-                for shape in SHAPES:
-                    action = {"type": "number", "cards": list(cards), "shape": shape.value}
-                    assert accepts(state, 0, action) == (repr(sorted(action.items())) in listed)
+        check_accepted_iff_listed(
+            state,
+            0,
+            (
+                {"type": "number", "cards": list(cards), "shape": shape.value}
+                for k in range(1, 5)
+                for cards in combinations(sorted(numbers), k)
+                for shape in SHAPES
+            ),
+        )

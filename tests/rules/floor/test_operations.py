@@ -12,9 +12,9 @@ from tests.rules.floor.helpers import (
     SQUARE,
     STAR,
     TRIANGLE,
-    accepts,
     act,
     add,
+    check_accepted_iff_listed,
     freeze,
     legal,
     mul,
@@ -254,19 +254,21 @@ def test_ruling_7_every_operation_spelling_is_accepted_iff_listed() -> None:
     ]
     for floor in (4, 7, 9):
         state = position([[add(), mul(), *numbers], [num(STAR, 1)]], shape=CIRCLE, number=floor)
-        listed = {repr(sorted(a.items())) for a in legal(state, 0) if a["type"] == "operation"}
-        for op in (add(), mul()):
-            for operand in numbers:
-                rest = [n for n in numbers if n != operand]
-                for k in range(4):
-                    for riders in combinations(rest, k):
-                        for shape in SHAPES:
-                            action = {
-                                "type": "operation",
-                                "card": op,
-                                "operand": operand,
-                                "riders": sorted(riders),
-                                "shape": shape.value,
-                            }
-                            key = repr(sorted(action.items()))
-                            assert accepts(state, 0, action) == (key in listed), action
+        check_accepted_iff_listed(
+            state,
+            0,
+            (
+                {
+                    "type": "operation",
+                    "card": op,
+                    "operand": operand,
+                    "riders": sorted(riders),
+                    "shape": shape.value,
+                }
+                for op in (add(), mul())
+                for operand in numbers
+                for k in range(4)
+                for riders in combinations([n for n in numbers if n != operand], k)
+                for shape in SHAPES
+            ),
+        )

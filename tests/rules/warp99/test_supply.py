@@ -8,11 +8,23 @@ from dataclasses import replace
 import pytest
 
 from rules.warp99.cards import card
-from rules.warp99.state import Step
+from rules.warp99.state import State, Step
 from tests.rules.warp99.helpers import act, cards, event_types, position
 
 END = {"type": "end_step"}
 RESERVE = [f"orange {v}" for v in range(11)] + [f"yellow {v}" for v in range(11)]
+
+
+def last_deck_card(reserve: list[str]) -> State:
+    """Seat 0 in Action C with five cards in hand and one left in its deck: drawing it up to
+    six empties the deck. The pile tops are tan 9 and tan 10."""
+    return position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
+        deck=["gray 0"],
+        reserve=reserve,
+        tops=("tan 9", "tan 10"),
+        step=Step.C,
+    )
 
 
 def test_a_deck_running_out_scores_15_and_deals_a_new_deck_of_15_from_the_reserve() -> None:
@@ -60,13 +72,7 @@ def test_a_deck_running_out_mid_bonus_draw_scores_and_refills_at_once() -> None:
 
 def test_the_reserve_is_rebuilt_from_both_piles_but_their_tops_and_the_scored_pile() -> None:
     """R8: the reserve is rebuilt from under the pile tops and the scored cards."""
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=["pink 0", "pink 1", "pink 2"],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    state = last_deck_card(reserve=["pink 0", "pink 1", "pink 2"])
     under = (cards("tan 0", "tan 1"), cards("tan 2", "tan 3", "tan 4"))
     state = replace(state, piles=(under[0] + state.piles[0], under[1] + state.piles[1]))
     pool = Counter(under[0] + under[1] + state.scored)
@@ -100,13 +106,7 @@ def test_the_rebuilt_reserve_is_shuffled() -> None:
 
 def test_a_reserve_too_small_even_after_rebuilding_gives_what_there_is() -> None:
     """R8: short even after rebuilding, the player gets what there is."""
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=["pink 0", "pink 1"],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    state = last_deck_card(reserve=["pink 0", "pink 1"])
     # Everything else is out of reach: in seat 1's deck, and nothing under the piles.
     state = replace(
         state,
@@ -123,13 +123,7 @@ def test_a_reserve_too_small_even_after_rebuilding_gives_what_there_is() -> None
 def test_a_deck_running_out_scores_15_even_when_no_new_deck_can_be_dealt() -> None:
     """R8: the 15 points do not wait for a new deck."""
     # The whole supply is empty: no reserve, nothing under the piles, no scored cards.
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=[],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    state = last_deck_card(reserve=[])
     state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
     after, events = act(state, END)
     assert after.scores[0] == 15
@@ -161,13 +155,7 @@ def test_an_empty_deck_is_refilled_when_the_reserve_has_cards_again_without_poin
 @pytest.mark.xfail(strict=True, reason="R11 is not implemented yet: every emptied deck scores 15")
 def test_ruling_11_a_short_deck_scores_nothing_when_it_runs_out() -> None:
     """R11: only a deck dealt as a full 15 scores when it runs out; a short one is replaced."""
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=["pink 0", "pink 1"],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    state = last_deck_card(reserve=["pink 0", "pink 1"])
     # Nothing under the pile tops and no scored cards: the next deck is the two pink cards.
     state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
     state, _ = act(state, END)
