@@ -16,6 +16,14 @@ def register(game: Game[Any, Any]) -> Game[Any, Any]:
     return game
 
 
+def unregister(game_id: str) -> None:
+    """Remove a game that :func:`register` added (tests register games of their own)."""
+    try:
+        del _GAMES[game_id]
+    except KeyError:
+        raise KeyError(f"unknown game {game_id!r}") from None
+
+
 def get_game(game_id: str) -> Game[Any, Any]:
     _load_builtin()
     try:

@@ -10,7 +10,6 @@ Ids are fixed so that actions, logs and tests can name cards:
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -46,6 +45,7 @@ OPS: tuple[Op, ...] = tuple(Op)
 
 def operate(op: Op, floor: int, operand: int) -> int:
     """The Operation's result: the ones digit, never negative (3 - 8 gives 5)."""
+    # R7: R = (Floor op n) mod 10.
     if op is Op.ADD:
         return (floor + operand) % 10
     if op is Op.SUBTRACT:
@@ -87,6 +87,7 @@ class Card:
 
 
 def _build() -> tuple[Card, ...]:
+    # R1: the 112-card deck.
     cards: list[Card] = []
     for shape in SHAPES:
         for value in range(10):
@@ -117,10 +118,6 @@ _WIRE: tuple[dict[str, Any], ...] = tuple(card.to_wire() for card in CARDS)
 
 def card_wire(card_id: int) -> dict[str, Any]:
     return dict(_WIRE[card_id])
-
-
-def deck_counter() -> Counter[int]:
-    return Counter(DECK)
 
 
 def number_id(shape: Shape, value: int, copy: int = 0) -> int:

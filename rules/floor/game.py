@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.contract import ActionModel, Event, Game, GameOptions, Result, View
+from rules.contract import Event, Game, GameOptions, Result, View
 from rules.floor import moves
 from rules.floor.actions import Action, AnyAction
 from rules.floor.cards import CARDS, DECK, Kind
@@ -29,14 +29,15 @@ class FloorOptions(GameOptions):
 
 def deal(seats: int, seed: int) -> State:
     """Shuffle, deal 7 each, turn up the opener; seat 0 starts, play goes up the seats."""
+    # R2: hands of 7, and one card turned up as the opener.
     deck, rng = Rng.from_seed(seed).shuffle(DECK)
     hands = tuple(
         tuple(sorted(deck[-HAND_SIZE * (s + 1) : len(deck) - HAND_SIZE * s])) for s in range(seats)
     )
     rest = deck[: len(deck) - HAND_SIZE * seats]
     opener = CARDS[rest[-1]]
-    # A Number opener sets the whole floor; a Freeze or Take only the shape (it hits nobody);
-    # an Operation, Power or Swap leaves the floor open.
+    # R3: a Number opener sets the whole floor; a Freeze or Take only the shape (it hits
+    # nobody); an Operation, Power or Swap leaves the floor open.
     shape = opener.shape if opener.kind in (Kind.NUMBER, Kind.FREEZE, Kind.TAKE) else None
     number = opener.value if opener.kind is Kind.NUMBER else None
     return State(
@@ -58,7 +59,7 @@ def deal(seats: int, seed: int) -> State:
     )
 
 
-class Floor(Game[State, ActionModel]):
+class Floor(Game[State, AnyAction]):
     id = "floor"
     name = "Floor"
     summary = (
@@ -92,17 +93,14 @@ class Floor(Game[State, ActionModel]):
             return f"It is not your turn: {who} may reverse a charged Swap back"
         return f"It is not your turn: it is {who}'s turn"
 
-    def legal_actions(self, state: State, seat: int) -> list[ActionModel]:
+    def legal_actions(self, state: State, seat: int) -> list[AnyAction]:
         return expand(options(state, seat))
 
-    def legal_view(self, state: State, seat: int) -> list[Any]:
+    def legal_view(self, state: State, seat: int) -> list[dict[str, Any]]:
         return to_wire(options(state, seat), state.floor_number)
 
-    def apply_action(
-        self, state: State, seat: int, action: ActionModel
-    ) -> tuple[State, list[Event]]:
-        parsed: AnyAction = action  # type: ignore[assignment]
-        return moves.apply_action(state, seat, parsed)
+    def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+        return moves.apply_action(state, seat, action)
 
     def seat_view(self, state: State, seat: int | None) -> View:
         return seat_view(state, seat)
@@ -112,8 +110,8 @@ class Floor(Game[State, ActionModel]):
         public = public_view(state)
         return [with_hand(public, state, seat) for seat in seats]
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> ActionModel:
-        return choose(state, seat)
+    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction:
+        return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
         return state.outcome

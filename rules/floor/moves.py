@@ -100,6 +100,7 @@ def had_choice(state: State, seat: int, action: AnyAction) -> bool:
 
 
 def _apply(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+    # R12: anything but the answers to what is pending is played only in open play.
     if state.phase is Phase.CHARGED:
         return _charged(state, seat, action)
     if isinstance(action, ReverseBack | LetStand):
@@ -118,6 +119,7 @@ def _apply(state: State, seat: int, action: AnyAction) -> tuple[State, list[Even
 def _charged(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
     swapper = state.by
     assert swapper is not None
+    # R10: a charged Swap may be reversed back at once, for free; its reverser moves next.
     if isinstance(action, ReverseBack):
         # Back to the old direction, in which this seat was next after the swapper anyway.
         state = replace(state, phase=Phase.PLAY, direction=-state.direction, by=None)
@@ -138,6 +140,8 @@ def _draw(state: State, seat: int) -> tuple[State, list[Event]]:
             "There is no card left to draw (the draw pile is empty and the discard pile is "
             "only its top card)"
         )
+    # R4: draw 1, ending the turn; R8: frozen, draw 1 and lose the turn; R9: under a Take,
+    # draw the whole stack and lose the turn.
     count = state.stack if state.phase is Phase.TAKE else 1
     phase = state.phase
     state, events = take_from_pile(replace(state, opening=False, passes=0), seat, count)
@@ -155,6 +159,7 @@ def _pass(state: State, seat: int) -> tuple[State, list[Event]]:
         # stalemate count starts again from the next seat.
         return pass_turn(replace(state, passes=0), seat, events)
     passes = state.passes + 1
+    # R14: a full round in which nobody could play or draw ends the game.
     if passes >= state.seats:
         state, more = stalemate(
             replace(state, passes=passes),
@@ -165,6 +170,8 @@ def _pass(state: State, seat: int) -> tuple[State, list[Event]]:
 
 
 def _frozen(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+    # R8: the frozen seat freezes back (any shape: the freeze goes back to the freezer),
+    # discards Operations, or draws 1 (see _draw); nothing else answers a Freeze.
     if isinstance(action, PlayFreeze):
         _expect(action.card, Kind.FREEZE, "a Freeze")
         _holding(state, seat, (action.card,))
@@ -189,6 +196,7 @@ def _break_freeze(state: State, seat: int, cards: tuple[int, ...]) -> tuple[Stat
     for c in cards:
         _expect(c, Kind.OPERATION, "an Operation")
     _holding(state, seat, cards)
+    # R8: two Operations of the same kind or three different ones, and not the whole hand.
     kinds = {CARDS[c].op for c in cards}
     if not ((len(cards) == 2 and len(kinds) == 1) or (len(cards) == 3 and len(kinds) == 3)):
         raise IllegalAction(
@@ -207,6 +215,7 @@ def _break_freeze(state: State, seat: int, cards: tuple[int, ...]) -> tuple[Stat
 
 
 def _under_take(state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+    # R9: stack a Take of any shape, or draw the stack (see _draw); nothing else cancels it.
     if isinstance(action, PlayTake):
         return _take(state, seat, action.card)
     raise IllegalAction(
@@ -237,6 +246,7 @@ def _open_play(state: State, seat: int, action: AnyAction) -> tuple[State, list[
 
 
 def _grab(state: State, seat: int) -> tuple[State, list[Event]]:
+    # R3: only a Power or Swap opener, only as the first action, and that is the whole turn.
     if not state.opening:
         raise IllegalAction("The opener can be grabbed only as the first action of the game")
     card = state.discard[-1]
@@ -258,6 +268,7 @@ def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[
     _holding(state, seat, cards)
     floor = state.floor_number
     if len(cards) == 1:
+        # R5: one Number of the Floor Shape (or any, while it is open) sets the Floor Number.
         card = CARDS[cards[0]]
         if state.floor_shape is not None and card.shape is not state.floor_shape:
             raise IllegalAction(
@@ -267,6 +278,8 @@ def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[
         shape = _named_shape(action.shape, cards)
         floor = card.value
     else:
+        # R6: two or three Numbers summing exactly to an established Floor Number; the player
+        # names the new Floor Shape among theirs, the Floor Number stays.
         if len(cards) > 3:
             raise IllegalAction("At most three Numbers can be played at once")
         total = sum(CARDS[c].value or 0 for c in cards)
@@ -296,6 +309,8 @@ def _numbers(state: State, seat: int, action: PlayNumbers) -> tuple[State, list[
 
 
 def _operation(state: State, seat: int, action: PlayOperation) -> tuple[State, list[Event]]:
+    # R7: one Operation, resolved at once by Numbers only, on an established Floor Number; its
+    # riders add up to the result; never the last card to leave a hand.
     _expect(action.card, Kind.OPERATION, "an Operation")
     _holding(state, seat, (action.card,))
     hand = state.hands[seat]
@@ -364,6 +379,7 @@ def _matching(state: State, card: int, what: str) -> None:
 def _freeze(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
     _expect(card, Kind.FREEZE, "a Freeze")
     _holding(state, seat, (card,))
+    # R8: a Freeze matches the Floor Shape (or an open one) and freezes the next seat.
     _matching(state, card, "Freeze")
     state = replace(lay_down(state, seat, (card,)), floor_shape=CARDS[card].shape)
     events: list[Event] = [{"type": "played_freeze", "seat": seat, "card": card}]
@@ -378,6 +394,8 @@ def _freeze(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
 def _take(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
     _expect(card, Kind.TAKE, "a Take")
     _holding(state, seat, (card,))
+    # R9: a Take matches the Floor Shape in open play; stacked on a Take, any shape. The Floor
+    # Shape becomes the last Take's shape.
     if state.phase is Phase.PLAY:
         _matching(state, card, "Take")
     stack = state.stack + (CARDS[card].value or 0)
@@ -394,6 +412,8 @@ def _take(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
 def _swap(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
     _expect(card, Kind.SWAP, "a Swap")
     _holding(state, seat, (card,))
+    # R10: a Swap reverses the order; never the last card; charged when the seat that would
+    # have moved next holds exactly 2 cards.
     if len(state.hands[seat]) == 1:
         raise IllegalAction(
             "A Swap can never be your last card: burn it instead, to draw the bottom card of "
@@ -414,6 +434,7 @@ def _swap(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
 def _power(state: State, seat: int, action: PlayPower) -> tuple[State, list[Event]]:
     _expect(action.card, Kind.POWER, "a Power")
     _holding(state, seat, (action.card,))
+    # R11: a Power sets any Floor Shape, keeps the Floor Number, and may be the last card.
     if action.shape is None:
         raise IllegalAction("Name the shape your Power sets")
     state = replace(lay_down(state, seat, (action.card,)), floor_shape=action.shape)
@@ -428,6 +449,7 @@ def _power(state: State, seat: int, action: PlayPower) -> tuple[State, list[Even
 def _burn(state: State, seat: int, card: int) -> tuple[State, list[Event]]:
     _expect(card, Kind.SWAP, "a Swap")
     _holding(state, seat, (card,))
+    # R10: a lone Swap may be burnt for the bottom card of the draw pile.
     if len(state.hands[seat]) != 1:
         raise IllegalAction("Only a Swap that is your last card can be burnt")
     if not (state.draw or state.discard):

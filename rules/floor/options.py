@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from itertools import combinations, islice, product
 from typing import Any, NamedTuple
 
-from rules.contract import ActionModel
 from rules.floor.actions import (
+    AnyAction,
     BurnSwap,
     DiscardOperations,
     Draw,
@@ -98,6 +98,7 @@ NONE = Options()
 
 def grabbable(card: int) -> bool:
     """Only a Power or a Swap opener can be grabbed (and only as the first action)."""
+    # R3: what may be grabbed.
     return _KIND[card] in (Kind.POWER, Kind.SWAP)
 
 
@@ -177,6 +178,7 @@ def _by_op(hand: tuple[int, ...]) -> dict[Op, list[int]]:
 def _operations(
     hand: tuple[int, ...], numbers: list[int], buckets: dict[int, list[int]], floor: int
 ) -> tuple[list[OperationChoice], list[tuple[int, tuple[NumberSet, ...]]]]:
+    # R7: an Operation with its operand (any Number) and the riders that add up to its result.
     by_op = _by_op(hand)
     if not by_op:
         return [], []
@@ -196,6 +198,7 @@ def _operations(
 
 def _discards(hand: tuple[int, ...]) -> list[tuple[int, ...]]:
     """Operations that break a Freeze without emptying the hand."""
+    # R8: two of a kind or three different, never the whole hand.
     by_op = _by_op(hand)
     out: list[tuple[int, ...]] = []
     if len(hand) > 2:
@@ -213,6 +216,8 @@ def options(state: State, seat: int) -> Options:
         return Options(charged=True)
     hand = state.hands[seat]
     can_draw = drawable(state)
+    # R8, R9: a Freeze or a Take is answered only as its ruling says (R12: no Swap, Power or
+    # Operation), by a card of any shape.
     if state.phase is Phase.FREEZE:
         freezes = tuple(c for c in hand if _KIND[c] is Kind.FREEZE)
         discards = tuple(_discards(hand))
@@ -232,7 +237,8 @@ def options(state: State, seat: int) -> Options:
 
 def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
     floor = state.floor_number
-    # Mask of the shapes a card must have to match the floor; 15 (all) while it is open.
+    # Mask of the shapes a card must have to match the floor; 15 (all) while it is open (R3).
+    # R5: a single Number must match it; R8, R9: a Freeze or a Take too.
     wanted = 15 if state.floor_shape is None else 1 << SHAPES.index(state.floor_shape)
     numbers = [c for c in hand if _KIND[c] is Kind.NUMBER]
     plays = [NumberSet((c,), _MASK[c]) for c in numbers if _MASK[c] & wanted]
@@ -240,16 +246,21 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
     riders: list[tuple[int, tuple[NumberSet, ...]]] = []
     if floor is not None and numbers:
         buckets = _buckets(numbers)
+        # R6: two or three Numbers of any shapes whose values sum exactly to the Floor Number;
+        # R7: Operations need a Floor Number too.
         for cards in (*pairs_summing(buckets, floor), *triples_summing(buckets, floor)):
             plays.append(NumberSet(cards, _mask(cards)))
         operations, riders = _operations(hand, numbers, buckets, floor)
     swaps = tuple(c for c in hand if _KIND[c] is Kind.SWAP)
     burns: tuple[int, ...] = ()
     if len(hand) == 1:
-        # A Swap can never be the last card; burning it needs a card to draw (after the burnt
-        # Swap lands on the discard pile, the whole old discard pile can be reshuffled).
+        # R10: a Swap can never be the last card, but may be burnt; burning needs a card to
+        # draw (after the burnt Swap lands on the discard pile, the whole old discard pile can
+        # be reshuffled).
         burns = swaps if len(state.draw) + len(state.discard) >= 1 else ()
         swaps = ()
+    # R4: play, or draw 1 (always allowed while there is a card to draw). R12: Swap, Power
+    # and Operations follow no shape.
     opts = Options(
         draw=1 if can_draw else 0,
         grab=state.discard[-1] if state.opening and grabbable(state.discard[-1]) else None,
@@ -277,7 +288,7 @@ def _open_play(state: State, hand: tuple[int, ...], can_draw: int) -> Options:
     return opts
 
 
-def expand(opts: Options) -> list[ActionModel]:
+def expand(opts: Options) -> list[AnyAction]:
     """Every action the options allow, each spelled one way (cards sorted, shape named)."""
     return list(_actions(opts))
 
@@ -290,7 +301,7 @@ def forced(opts: Options) -> bool:
     return len(list(islice(_actions(opts), 2))) == 1
 
 
-def _actions(opts: Options) -> Iterator[ActionModel]:
+def _actions(opts: Options) -> Iterator[AnyAction]:
     if opts.charged:
         yield from (ReverseBack(), LetStand())
         return

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from rules.contract import ActionModel
 from rules.floor.actions import (
+    AnyAction,
     BurnSwap,
     DiscardOperations,
     Draw,
@@ -26,6 +26,7 @@ from rules.floor.actions import (
 from rules.floor.cards import CARDS, SHAPES, Shape
 from rules.floor.options import NumberSet, Options, options, shapes_of
 from rules.floor.state import Phase, State, next_seat
+from rules.rng import Rng
 
 #: An attack card (Freeze, Take) is worth playing over a bigger shed when the next player is
 #: down to this many cards.
@@ -51,7 +52,8 @@ def _best_operation(opts: Options) -> tuple[int, int, tuple[int, ...]] | None:
     return best
 
 
-def choose(state: State, seat: int) -> ActionModel:
+def choose(state: State, seat: int, rng: Rng) -> AnyAction:
+    # ``rng`` is part of every policy's signature; this bot needs no chance.
     opts = options(state, seat)
     if opts.charged:
         # Reversing back costs nothing and gives this seat the next move.
@@ -71,10 +73,10 @@ def choose(state: State, seat: int) -> ActionModel:
     return _open_play(state, seat, opts)
 
 
-def _open_play(state: State, seat: int, opts: Options) -> ActionModel:
+def _open_play(state: State, seat: int, opts: Options) -> AnyAction:
     hand = state.hands[seat]
     # (cards shed, preference, action): Numbers and Operations first, Swap last, Power kept.
-    moves: list[tuple[int, int, ActionModel]] = []
+    moves: list[tuple[int, int, AnyAction]] = []
     if opts.numbers:
         play: NumberSet = max(opts.numbers, key=lambda p: len(p.cards))
         shape = _shape_for(hand, play.cards, shapes_of(play.cards))

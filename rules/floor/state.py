@@ -34,7 +34,7 @@ class State:
     #: Top of each pile is the last element; the draw pile's bottom card is ``draw[0]``.
     draw: tuple[int, ...]
     discard: tuple[int, ...]
-    #: None = open: matches anything until a card sets it.
+    #: None = open: matches anything until a card sets it (R2: either part may be open; R3).
     floor_shape: Shape | None
     floor_number: int | None
     #: The seat that acts now (in every phase but OVER).

@@ -29,6 +29,7 @@ def take_from_pile(
     draw, discard, rng = state.draw, state.discard, state.rng
     taken: list[int] = []
     while len(taken) < count:
+        # R14: an empty draw pile takes the discard pile but its top card, shuffled.
         if not draw:
             if len(discard) <= 1:
                 break
@@ -66,6 +67,7 @@ def lay_down(state: State, seat: int, cards: tuple[int, ...]) -> State:
     return replace(state, hands=hands, discard=(*state.discard, *cards), opening=False, passes=0)
 
 
+# R13: the first to empty their hand wins at once; the others rank by fewest cards (finish).
 def won(state: State, seat: int) -> bool:
     return not state.hands[seat]
 
@@ -93,6 +95,7 @@ def numbers_on_top(cards: tuple[int, ...], shape: Shape) -> tuple[int, ...]:
 
 def stalemate(state: State, reason: str) -> tuple[State, list[Event]]:
     """The game is called off: the fewest cards win (tied seats share the win)."""
+    # R14: the stalemate ending.
     best = min(len(hand) for hand in state.hands)
     winners = tuple(s for s, hand in enumerate(state.hands) if len(hand) == best)
     return finish(state, winners, reason)
@@ -100,6 +103,7 @@ def stalemate(state: State, reason: str) -> tuple[State, list[Event]]:
 
 def after_swap(state: State, swapper: int, events: list[Event]) -> tuple[State, list[Event]]:
     """Play goes on in the reversed direction; with two seats, that is the swapper again."""
+    # R10: with two players a Swap means the same player moves again.
     if state.seats == 2:
         state = replace(state, phase=Phase.PLAY, turn=swapper, by=None)
         events.append({"type": "turn", "seat": swapper})

@@ -59,7 +59,6 @@ class UndoLast(ActionModel):
     type: Literal["undo"] = "undo"
 
 
-Action = Annotated[
-    FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast,
-    Field(discriminator="type"),
-]
+AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast
+
+Action = Annotated[AnyAction, Field(discriminator="type")]

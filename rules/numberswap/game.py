@@ -17,6 +17,7 @@ from rules.contract import Event, Game, GameOptions, Result, View, places_from_s
 from rules.errors import IllegalAction, NotYourTurn, WrongPhase
 from rules.numberswap.actions import (
     Action,
+    AnyAction,
     DiscardDrawn,
     Draw,
     FlipInitial,
@@ -25,10 +26,9 @@ from rules.numberswap.actions import (
     UndoLast,
 )
 from rules.numberswap.cards import DECK, GRID_SIZE, ROWS, column_positions
-from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo
+from rules.numberswap.policy import choose
+from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo, to_act
 from rules.rng import Rng
-
-AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast
 
 
 class NumberSwapOptions(GameOptions):
@@ -47,7 +47,8 @@ def _deal(seats: int, rng: Rng) -> tuple[tuple[Grid, ...], tuple[int, ...], tupl
         for s in range(seats)
     )
     rest = deck[seats * GRID_SIZE :]
-    # The last card of the rest starts the discard pile; the others form the draw pile.
+    # R1: twelve cards face down each; the last card of the rest starts the discard pile face
+    # up, the others form the draw pile.
     return grids, rest[:-1], rest[-1:], rng
 
 
@@ -61,6 +62,7 @@ def _set(grid: Grid, position: int, card: int | None, up: bool) -> Grid:
 
 def _clear_columns(grid: Grid) -> tuple[Grid, list[int], list[Event]]:
     """Clear every column of three equal face-up values; returns the cleared cards in order."""
+    # R5: three equal face-up values clear their column at once; a face-down card blocks it.
     cleared: list[int] = []
     events: list[Event] = []
     for column in range(GRID_SIZE // ROWS):
@@ -78,6 +80,7 @@ def _clear_columns(grid: Grid) -> tuple[Grid, list[int], list[Event]]:
 
 def first_player(grids: tuple[Grid, ...]) -> int:
     """Round 1: highest pair of turned-up cards; then highest single card; then lowest seat."""
+    # R3: who starts round 1 (later rounds, whoever ended the last one: see _flip_initial).
 
     def key(seat: int) -> tuple[int, int, int]:
         shown = [c for p, c in enumerate(grids[seat].cards) if grids[seat].up[p] and c is not None]
@@ -86,7 +89,7 @@ def first_player(grids: tuple[Grid, ...]) -> int:
     return max(range(len(grids)), key=key)
 
 
-class NumberSwap(Game[State, Any]):
+class NumberSwap(Game[State, AnyAction]):
     id = "numberswap"
     name = "Number Swap"
     summary = (
@@ -128,14 +131,7 @@ class NumberSwap(Game[State, Any]):
     # -- who acts, and what they may do -----------------------------------------------------
 
     def to_act(self, state: State) -> frozenset[int]:
-        if state.phase is Phase.CHOOSE:
-            return frozenset(s for s in range(state.seats) if not state.chosen[s])
-        if state.phase is Phase.TURN:
-            assert state.current is not None
-            if state.undo is not None:
-                return frozenset((state.current, state.undo.seat))
-            return frozenset((state.current,))
-        return frozenset()
+        return to_act(state)
 
     def waiting_reason(self, state: State, seat: int) -> str:
         if state.phase is Phase.CHOOSE:
@@ -144,10 +140,10 @@ class NumberSwap(Game[State, Any]):
             return f"It is seat {state.current + 1}'s turn"
         return "It is not your turn"
 
-    def legal_actions(self, state: State, seat: int) -> list[Any]:
+    def legal_actions(self, state: State, seat: int) -> list[AnyAction]:
         return [self.parse_action(d) for d in self.legal_view(state, seat)]
 
-    def legal_view(self, state: State, seat: int) -> list[Any]:
+    def legal_view(self, state: State, seat: int) -> list[dict[str, Any]]:
         # Built as plain dicts (views are on the hot path; the choose phase alone offers 66
         # pairs to every seat); legal_actions validates the same list into models.
         if seat not in self.to_act(state):
@@ -156,11 +152,13 @@ class NumberSwap(Game[State, Any]):
         if state.phase is Phase.CHOOSE:
             down = grid.face_down()
             return [{"type": "flip_initial", "positions": [a, b]} for a, b in combinations(down, 2)]
-        legal: list[Any] = []
+        legal: list[dict[str, Any]] = []
         if state.undo is not None and state.undo.seat == seat:
             legal.append({"type": "undo"})
         if seat != state.current:
             return legal
+        # R4: take the discard onto any grid card, or draw; then swap the drawn card in, or
+        # discard it and turn up a face-down card.
         present = [p for p, c in enumerate(grid.cards) if c is not None]
         if state.drawn is None:
             legal.extend({"type": "take_discard", "position": p} for p in present)
@@ -172,7 +170,7 @@ class NumberSwap(Game[State, Any]):
 
     # -- applying actions -------------------------------------------------------------------
 
-    def apply_action(self, state: State, seat: int, action: Any) -> tuple[State, list[Event]]:
+    def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
         if isinstance(action, UndoLast):
             return self._undo(state, seat)
         if state.phase is Phase.CHOOSE:
@@ -216,6 +214,7 @@ class NumberSwap(Game[State, Any]):
                 "cards": [grid.cards[p] for p in action.positions],
             }
         ]
+        # R2: no turn starts until every seat has chosen; R3: who starts.
         if all(chosen):
             starter = state.starter if state.starter is not None else first_player(state.grids)
             state = replace(state, phase=Phase.TURN, current=starter)
@@ -236,8 +235,8 @@ class NumberSwap(Game[State, Any]):
             0, {"type": "took_discard", "seat": seat, "position": position, "card": taken}
         )
         state, more = self._end_turn(state, seat)
-        # Undo is possible only if nothing hidden came out: the replaced card was face up and
-        # the turn did not end the round (whose reveal shows every card).
+        # R10: undo is possible only if nothing hidden came out: the replaced card was face up
+        # and the turn did not end the round (whose reveal shows every card).
         if was_up and not any(e["type"] == "round_ended" for e in more):
             state = replace(state, undo=undo)
         return state, events + more
@@ -246,11 +245,12 @@ class NumberSwap(Game[State, Any]):
         events: list[Event] = []
         draw, discard, rng = state.draw, state.discard, state.rng
         if not draw:
-            # Everything but the top discard becomes the new draw pile.
+            # R9: everything but the top discard is shuffled into a new draw pile.
             draw, rng = rng.shuffle(discard[:-1])
             discard = discard[-1:]
             events.append({"type": "reshuffled", "draw_size": len(draw)})
         card = draw[-1]
+        # R4: the drawn card is shown to everyone (R10: so a draw can never be undone).
         state = replace(state, draw=draw[:-1], discard=discard, rng=rng, drawn=card, undo=None)
         events.append({"type": "drew", "seat": seat, "card": card})
         return state, events
@@ -275,6 +275,7 @@ class NumberSwap(Game[State, Any]):
         assert card is not None
         turned = grid.cards[flip]
         grid, cleared, cleared_events = _clear_columns(_set(grid, flip, turned, True))
+        # R5: the thrown card goes down first, a column it let clear on top of it.
         state = replace(
             state,
             drawn=None,
@@ -297,6 +298,8 @@ class NumberSwap(Game[State, Any]):
         old = grid.cards[position]
         assert old is not None
         grid, cleared, cleared_events = _clear_columns(_set(grid, position, card, True))
+        # R4: the swapped-out card goes face up onto the discard pile; R5: first, then a
+        # column the swap cleared on top of it.
         state = replace(
             state,
             grids=_replace_at(state.grids, seat, grid),
@@ -311,6 +314,8 @@ class NumberSwap(Game[State, Any]):
     def _end_turn(self, state: State, seat: int) -> tuple[State, list[Event]]:
         events: list[Event] = []
         ender = state.ender
+        # R6: ending a turn with no face-down card ends the round; every other seat then gets
+        # exactly one more turn.
         if ender is None and state.grids[seat].face_down_count() == 0:
             ender = seat
             events.append({"type": "last_turns", "ender": seat})
@@ -327,12 +332,14 @@ class NumberSwap(Game[State, Any]):
         assert ender is not None
         grids = []
         discard = list(state.discard)
+        # R6: every card is turned up (R5: columns clear) and the grid totals are the scores.
         for grid in state.grids:
             revealed = Grid(cards=grid.cards, up=(True,) * GRID_SIZE)
             revealed, cleared, _ = _clear_columns(revealed)
             discard.extend(cleared)
             grids.append(revealed)
         raw = tuple(g.total() for g in grids)
+        # R7: the ender must be strictly lowest; otherwise a round score above 0 is doubled.
         lowest_alone = all(raw[ender] < raw[s] for s in range(state.seats) if s != ender)
         doubled = not lowest_alone and raw[ender] > 0
         scores = tuple(2 * r if s == ender and doubled else r for s, r in enumerate(raw))
@@ -365,6 +372,7 @@ class NumberSwap(Game[State, Any]):
             current=None,
             undo=None,
         )
+        # R8: the game ends after the round in which any total reaches the target.
         if max(totals) >= state.target:
             state = replace(state, phase=Phase.OVER)
             result = self.result(state)
@@ -383,12 +391,14 @@ class NumberSwap(Game[State, Any]):
             chosen=(False,) * state.seats,
             drawn=None,
             ender=None,
+            # R3: whoever ended this round starts the next.
             starter=ender,
         )
         events.append({"type": "round_started", "round": state.round})
         return state, events
 
     def _undo(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        # R10: only your own last action, while nobody else has acted since (see _take_discard).
         undo = state.undo
         if undo is None or undo.seat != seat:
             raise IllegalAction(
@@ -407,7 +417,7 @@ class NumberSwap(Game[State, Any]):
     # -- views and results ------------------------------------------------------------------
 
     def seat_view(self, state: State, seat: int | None) -> View:
-        # Nothing in Number Swap is known to one seat only (a face-down card is hidden from
+        # R4: nothing in Number Swap is known to one seat only (a face-down card is hidden from
         # its owner too), so every seat sees the same body; only ``legal`` differs.
         return self.seat_views(state, [seat])[0]
 
@@ -465,6 +475,7 @@ class NumberSwap(Game[State, Any]):
     def result(self, state: State) -> Result | None:
         if state.phase is not Phase.OVER:
             return None
+        # R8: the lowest total wins; equal lowest totals share the win.
         best = min(state.totals)
         return Result(
             winners=tuple(s for s, t in enumerate(state.totals) if t == best),
@@ -473,10 +484,8 @@ class NumberSwap(Game[State, Any]):
             reason=f"A total reached {state.target}",
         )
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> Any | None:
-        from rules.numberswap.policy import choose
-
-        return choose(self, state, seat, rng)
+    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction | None:
+        return choose(state, seat, rng)
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

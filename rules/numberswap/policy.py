@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from rules.numberswap.actions import DiscardDrawn, Draw, FlipInitial, SwapDrawn, TakeDiscard
+from rules.numberswap.actions import (
+    AnyAction,
+    DiscardDrawn,
+    Draw,
+    FlipInitial,
+    SwapDrawn,
+    TakeDiscard,
+)
 from rules.numberswap.cards import ROWS, column_of
-from rules.numberswap.state import Grid, Phase, State
+from rules.numberswap.state import Grid, Phase, State, to_act
 from rules.rng import Rng
-
-if TYPE_CHECKING:
-    from rules.numberswap.game import NumberSwap
 
 #: A card at or below this is worth keeping in place of an unknown face-down card.
 KEEP = 4
@@ -42,8 +44,8 @@ def _best_target(grid: Grid, card: int) -> int | None:
     return None if best is None else best[1]
 
 
-def choose(game: NumberSwap, state: State, seat: int, rng: Rng) -> Any | None:
-    if seat not in game.to_act(state):
+def choose(state: State, seat: int, rng: Rng) -> AnyAction | None:
+    if seat not in to_act(state):
         raise ValueError("seat may not act")
     grid = state.grids[seat]
     if state.phase is Phase.CHOOSE:

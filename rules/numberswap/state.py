@@ -80,3 +80,17 @@ class State:
     history: tuple[tuple[int, ...], ...]
     last_round: RoundSummary | None
     undo: Undo | None
+
+
+def to_act(state: State) -> frozenset[int]:
+    """The seats that may act: everyone yet to choose, or the current seat (and an undoer)."""
+    if state.phase is Phase.CHOOSE:
+        # R2: the opening flips are simultaneous: every seat that has not chosen yet.
+        return frozenset(s for s in range(state.seats) if not state.chosen[s])
+    if state.phase is Phase.TURN:
+        assert state.current is not None
+        if state.undo is not None:
+            # R10: the undo stays open to its seat until someone else acts.
+            return frozenset((state.current, state.undo.seat))
+        return frozenset((state.current,))
+    return frozenset()

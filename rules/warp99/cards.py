@@ -18,6 +18,7 @@ class Colour:
     symbol: str
 
 
+# R1: ten colours, each with a name and a symbol (so no player has to tell colours apart).
 COLOURS: tuple[Colour, ...] = (
     Colour("red", "Red", "♥"),
     Colour("orange", "Orange", "◆"),
@@ -30,7 +31,8 @@ COLOURS: tuple[Colour, ...] = (
     Colour("tan", "Tan", "♠"),
     Colour("gray", "Gray", "✚"),
 )
-VALUES = 11  # 0..10
+# R1: the values 0 to 10 in each colour, every card unique: 110 cards.
+VALUES = 11
 CARD_COUNT = len(COLOURS) * VALUES
 ALL_CARDS: tuple[int, ...] = tuple(range(CARD_COUNT))
 

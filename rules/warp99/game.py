@@ -15,6 +15,7 @@ from rules.rng import Rng
 from rules.warp99 import turn, views
 from rules.warp99.actions import Action, AnyAction
 from rules.warp99.cards import ALL_CARDS
+from rules.warp99.policy import choose
 from rules.warp99.rulecards import START_SIDES
 from rules.warp99.state import DECK_SIZE, HAND_SIZE, TARGET, State, Step, Warp99Options
 from rules.warp99.table import GameWon, Table
@@ -22,6 +23,7 @@ from rules.warp99.table import GameWon, Table
 
 def deal(seats: int, random_start_sides: bool, seed: int) -> State:
     """The printed setup: decks of 15, hands of 6 from them, two pile cards off the reserve."""
+    # R2: the setup as printed, and the random start sides of the variant.
     rng = Rng.from_seed(seed)
     cards, rng = rng.shuffle(ALL_CARDS)
     decks = [cards[s * DECK_SIZE : (s + 1) * DECK_SIZE] for s in range(seats)]
@@ -39,7 +41,7 @@ def deal(seats: int, random_start_sides: bool, seed: int) -> State:
         rng=rng,
         turn=0,
         step=Step.A,
-        # Seat 1 (the first player) starts on 0, each later seat one point more.
+        # R3: seat 1 (the first player) starts on 0, each later seat one point more.
         scores=tuple(range(seats)),
         decks=tuple(decks),
         hands=hands,
@@ -54,7 +56,7 @@ def deal(seats: int, random_start_sides: bool, seed: int) -> State:
     )
 
 
-class Warp99(Game[State, Any]):
+class Warp99(Game[State, AnyAction]):
     id = "warp99"
     name = "Warp 99"
     summary = (
@@ -79,15 +81,15 @@ class Warp99(Game[State, Any]):
     def waiting_reason(self, state: State, seat: int) -> str:
         return f"It is seat {state.turn + 1}'s turn"
 
-    def legal_actions(self, state: State, seat: int) -> list[Any]:
-        return list(turn.legal_actions(state, seat))
+    def legal_actions(self, state: State, seat: int) -> list[AnyAction]:
+        return turn.legal_actions(state, seat)
 
-    def legal_view(self, state: State, seat: int) -> list[Any]:
-        return list(turn.legal_dicts(state, seat))
+    def legal_view(self, state: State, seat: int) -> list[dict[str, Any]]:
+        return turn.legal_dicts(state, seat)
 
     def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
         table = Table(state)
-        # A win stops everything at that moment, even halfway through a draw.
+        # R9: a win stops everything at that moment, even halfway through a draw.
         with suppress(GameWon):
             turn.perform(state, table, seat, action)
         return table.freeze(), table.events
@@ -100,10 +102,8 @@ class Warp99(Game[State, Any]):
         public = views.public_view(state)
         return [views.hand_view(public, state, s) for s in seats]
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> Any:
-        from rules.warp99.policy import choose
-
-        return choose(state, seat)
+    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction:
+        return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
         if state.winner is None:

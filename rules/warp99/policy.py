@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
-from rules.warp99.actions import AddToRow, EndStep, FlipRule, PlayToPile, ScoreRow
+from rules.rng import Rng
+from rules.warp99.actions import AddToRow, AnyAction, EndStep, FlipRule, PlayToPile, ScoreRow
 from rules.warp99.cards import VALUE
 from rules.warp99.rulecards import rules_matched
 from rules.warp99.state import State, Step
@@ -15,7 +15,8 @@ from rules.warp99.turn import can_flip, pile_options, row_options
 CASH_IN = 6
 
 
-def choose(state: State, seat: int) -> Any:
+def choose(state: State, seat: int, rng: Rng) -> AnyAction:
+    # ``rng`` is part of every policy's signature; this bot needs no chance.
     if state.winner is not None or seat != state.turn:
         raise ValueError("seat may not act")
     if state.step is Step.A:
@@ -25,7 +26,7 @@ def choose(state: State, seat: int) -> Any:
     return EndStep()
 
 
-def _action_a(state: State, seat: int) -> Any:
+def _action_a(state: State, seat: int) -> AnyAction:
     row = state.rows[seat]
     fits = row_options(state, seat)
     if row and (not fits or len(row) >= CASH_IN):
@@ -36,7 +37,7 @@ def _action_a(state: State, seat: int) -> Any:
     return AddToRow(card=min(fits, key=lambda c: VALUE[c]))
 
 
-def _action_b(state: State, seat: int) -> Any:
+def _action_b(state: State, seat: int) -> AnyAction:
     options = pile_options(state, seat)
     if options:
 

@@ -37,11 +37,13 @@ RULE_CARDS: tuple[tuple[Rule, Rule], ...] = (
     (Rule.PLUS_ONE, Rule.MINUS_ONE),
     (Rule.TOTAL_TEN, Rule.DOUBLE_OR_HALF),
 )
+# R2: the rule cards start on side 1 (Same Colour, Plus 1, Total 10).
 START_SIDES: tuple[int, int, int] = (1, 1, 1)
 
 
 def satisfies(rule: Rule, top: int, card: int) -> bool:
     """Whether playing ``card`` on a pile showing ``top`` follows ``rule``."""
+    # R10: what each rule means, to the edge cases.
     t, c = VALUE[top], VALUE[card]
     if rule is Rule.SAME_COLOUR:
         return COLOUR[card] == COLOUR[top]
@@ -76,6 +78,7 @@ def face_up(sides: tuple[int, ...]) -> tuple[Rule, ...]:
 
 def rules_matched(sides: tuple[int, ...], top: int, card: int) -> tuple[Rule, ...]:
     """The face-up rules that ``card`` follows on ``top`` (two or more earn a bonus card)."""
+    # R5: only the face-up side of each rule card counts.
     return tuple(
         rule for i, side in enumerate(sides) if card in _TABLE[rule := RULE_CARDS[i][side - 1]][top]
     )

@@ -10,14 +10,17 @@ from pydantic import Field
 from rules.contract import GameOptions
 from rules.rng import Rng
 
+# R2: a personal deck of 15 and a hand of 6 from it (R7: refills go back up to 6).
 HAND_SIZE = 6
 DECK_SIZE = 15
-#: Points for emptying a personal deck.
+# R8: points for emptying a personal deck.
 DECK_POINTS = 15
+# R9: the score that ends the game at once.
 TARGET = 99
 
 
 class Warp99Options(GameOptions):
+    # R2: the printed variant, as an option.
     random_start_sides: bool = Field(
         default=False,
         description="Pro variant: each rule card starts on a random side instead of side 1",

@@ -87,6 +87,7 @@ class Table:
                 "score": self.scores[seat],
             }
         )
+        # R9: the moment a score reaches 99, that player wins.
         if self.scores[seat] >= TARGET:
             self.winner = seat
             self.events.append({"type": "game_won", "seat": seat, "score": self.scores[seat]})
@@ -114,7 +115,7 @@ class Table:
         self.hands[seat] = tuple(sorted((*self.hands[seat], deck[-1])))
         self._note_draw(seat, why)
         if len(deck) == 1:
-            # The moment the deck runs out: a new deck and 15 points, before anything else.
+            # R8: the moment the deck runs out, a new deck and 15 points, before anything else.
             self.events.append({"type": "deck_emptied", "seat": seat})
             self.refill_deck(seat)
             self.award(seat, DECK_POINTS, "deck_emptied")
@@ -146,6 +147,7 @@ class Table:
 
     def take_from_reserve(self, count: int) -> tuple[int, ...]:
         """Up to ``count`` cards off the reserve, rebuilding it once if it runs out."""
+        # R8: a reserve too short even after rebuilding gives what there is.
         taken = self._take(count)
         if len(taken) < count and self.rebuild_reserve():
             # What was taken first goes on top of the new deck (decks list their top card last),
@@ -161,6 +163,7 @@ class Table:
 
     def rebuild_reserve(self) -> bool:
         """Shuffle both piles (each keeps its top card) and the scored cards into the reserve."""
+        # R8: how the reserve is rebuilt.
         pool = self.piles[0][:-1] + self.piles[1][:-1] + self.scored
         if not pool:
             return False
@@ -181,5 +184,6 @@ class Table:
     def pass_turn(self) -> None:
         self.turn = (self.turn + 1) % self.seats
         self.start_cycle()
+        # R6: the stuck-flip is once per turn, however often A-B-C repeats.
         self.flip_used = False
         self.events.append({"type": "turn_started", "seat": self.turn})

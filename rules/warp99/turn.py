@@ -24,6 +24,7 @@ from rules.warp99.table import Table
 
 def fits_row(row: tuple[int, ...], card: int) -> bool:
     """Higher than the last card of the row, and of a colour not yet in it."""
+    # R4: the rule of the row.
     if not row:
         return True
     if VALUE[card] <= VALUE[row[-1]]:
@@ -50,6 +51,7 @@ def pile_options(state: State, seat: int) -> list[tuple[int, int]]:
 
 def can_flip(state: State, seat: int, options: list[tuple[int, int]] | None = None) -> bool:
     """The stuck-flip: once per turn, right after Action A, with a hand of which nothing plays."""
+    # R6: the server checks that the seat really is stuck.
     if state.step is not Step.B or state.flip_used or state.played_to_pile:
         return False
     if not state.hands[seat]:
@@ -63,6 +65,8 @@ def legal_dicts(state: State, seat: int) -> list[dict[str, Any]]:
         return []
     if state.step is Step.A:
         hand, row = state.hands[seat], state.rows[seat]
+        # R4: score first if you like, then place exactly one card; scoring is forced when none
+        # fits.
         if not hand:
             # Only once the whole supply ran dry: nothing to place, so A is skipped.
             return [{"type": "score_row"}] if row else [{"type": "end_step"}]
@@ -124,6 +128,7 @@ def _score_row(state: State, table: Table, seat: int) -> None:
     row = state.rows[seat]
     if not row:
         raise IllegalAction("Your row is empty: there is nothing to score")
+    # R4: n² points, and the row goes onto the scored-cards pile.
     table.rows[seat] = ()
     table.scored = table.scored + row
     # Never whether a card would have fitted: that would tell everyone about the hand.
@@ -157,6 +162,8 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
             else "Place a card in your row first (Action A)"
         )
     _require_in_hand(state, seat, card)
+    # R5: one card at a time, onto either pile, following at least one face-up rule; two or
+    # more at once earn a bonus card from the own deck.
     top = state.piles[pile][-1]
     matched = rules_matched(state.sides, top, card)
     if not matched:
@@ -178,6 +185,7 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
     # Drawn before looking at the hand: a bonus on the last card keeps B going with it.
     if bonus and not table.draw(seat, "bonus"):
         table.events.append({"type": "drew", "seat": seat, "count": 0, "why": "bonus"})
+    # R7: an empty hand in Action B draws up to six and repeats A, B and C.
     if not table.hands[seat]:
         table.events.append({"type": "hand_emptied", "seat": seat})
         table.fill_hand(seat)
@@ -187,6 +195,7 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
 def _flip_rule(state: State, table: Table, seat: int, rule: int) -> None:
     if state.step is not Step.B:
         raise WrongPhase("A rule card is flipped only in Action B, right after Action A")
+    # R6: once per turn, right after Action A, and only when really stuck.
     if state.flip_used:
         raise IllegalAction("You have already flipped a rule card this turn")
     if state.played_to_pile:
@@ -226,6 +235,7 @@ def _end_step(state: State, table: Table, seat: int) -> None:
         table.step = Step.C
         table.events.append({"type": "step_ended", "seat": seat, "step": "B"})
     else:
+        # R7: Action C draws up to six.
         table.events.append({"type": "step_ended", "seat": seat, "step": "C"})
         table.fill_hand(seat)
         table.pass_turn()

@@ -5,10 +5,12 @@ from typing import Any
 
 import pytest
 
-from rules import all_games
+from rules import all_games, register
 from rules.codec import is_wire_clean, pack, unpack
 from rules.contract import places_from_scores
 from rules.errors import NotYourTurn, RulesError
+from rules.floor.game import Floor
+from rules.registry import unregister
 from rules.rng import Rng
 
 
@@ -50,12 +52,25 @@ def test_places_share_ties() -> None:
 
 def test_every_registered_game_describes_itself() -> None:
     games = all_games()
-    assert "numberswap" in games
+    # Exactly the games of rules/: a game registered by other tests must not leak in here.
+    assert sorted(games) == ["floor", "numberswap", "warp99"]
     for game_id, game in games.items():
         meta = game.describe()
         assert meta["id"] == game_id
         assert is_wire_clean(meta["default_options"])
         assert 2 <= meta["min_seats"] <= meta["max_seats"] <= 8
+
+
+def test_a_game_registered_by_a_test_can_be_unregistered() -> None:
+    class Copy(Floor):
+        id = "floor_copy"
+
+    register(Copy())
+    assert "floor_copy" in all_games()
+    unregister("floor_copy")
+    assert "floor_copy" not in all_games()
+    with pytest.raises(KeyError, match="floor_copy"):
+        unregister("floor_copy")
 
 
 @pytest.mark.parametrize("game_id", sorted(all_games()))

@@ -1,20 +1,54 @@
-"""Fixtures for the server tests: the toy game, redis-servers, stores, servers."""
+"""Fixtures for the server tests: the toy game, redis-servers, stores, servers.
+
+The toy game is in the game registry only while server tests are collected or run: the rules
+tests list every registered game, and must see the same games whatever else runs with them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Literal
 
 import pytest
 
-from rules.registry import all_games, register
+from rules.registry import all_games, register, unregister
 from tests.redis_process import RedisProcess
 from tests.server.harness import flush
 from tests.server.toygame import ToyGame
 
-if "toy" not in all_games():
-    register(ToyGame())
+TOY = ToyGame()
+
+
+@contextmanager
+def _toy_registered() -> Iterator[None]:
+    if TOY.id in all_games():
+        # Already registered by an enclosing collector or the package fixture.
+        yield
+        return
+    register(TOY)
+    try:
+        yield
+    finally:
+        unregister(TOY.id)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(
+    collector: pytest.Collector,
+) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+    # Only called for collectors under tests/server: some of their tests are parametrised by
+    # the registered games when their module is imported.
+    with _toy_registered():
+        return (yield)
+
+
+@pytest.fixture(scope="package", autouse=True)
+def toy_game() -> Iterator[ToyGame]:
+    """The toy game registered for the server tests, and only for them."""
+    with _toy_registered():
+        yield TOY
 
 
 @pytest.fixture(scope="session")

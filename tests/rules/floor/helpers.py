@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -25,7 +25,6 @@ from rules.floor.cards import (
     DECK,
     Op,
     Shape,
-    deck_counter,
     freeze_id,
     number_id,
     op_id,
@@ -141,6 +140,23 @@ def legal(state: State, seat: int) -> list[dict[str, Any]]:
     return [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)]
 
 
+def _accepts(state: State, seat: int, action: dict[str, Any]) -> bool:
+    try:
+        GAME.apply(state, seat, action)
+    except RulesError:
+        return False
+    return True
+
+
+def check_accepted_iff_listed(
+    state: State, seat: int, candidates: Iterable[dict[str, Any]]
+) -> None:
+    """Assert that the rules accept each candidate action exactly when it is a legal action."""
+    listed = {repr(sorted(a.items())) for a in legal(state, seat)}
+    for action in candidates:
+        assert _accepts(state, seat, action) == (repr(sorted(action.items())) in listed), action
+
+
 # -- the conformance harness ---------------------------------------------------------------
 
 
@@ -173,7 +189,7 @@ def permute_hidden(state: State, seat: int | None, rnd: random.Random) -> State:
 
 
 def _deck(state: Any) -> Counter[Hashable]:
-    return Counter(deck_counter())
+    return Counter(DECK)
 
 
 HARNESS = Harness(game=GAME, cards=cards, deck=_deck, permute_hidden=permute_hidden)

@@ -32,6 +32,7 @@ def _seed_with_opener(kind: Kind, seats: int = 4) -> int:
 
 
 def test_ruling_1_deck_has_112_cards_in_four_shapes() -> None:
+    """R1: the 112 cards, by kind, shape and value."""
     assert len(DECK) == len(CARDS) == 112
     kinds = Counter(c.kind for c in CARDS)
     assert kinds == {
@@ -53,6 +54,7 @@ def test_ruling_1_deck_has_112_cards_in_four_shapes() -> None:
 
 
 def test_ruling_2_hands_of_seven_and_one_opener_turned_up() -> None:
+    """R2: hands of 7 and one opener turned up."""
     for seats in range(2, 9):
         state = GAME.new_game(seats, None, seed=seats)
         assert [len(h) for h in state.hands] == [7] * seats
@@ -62,11 +64,13 @@ def test_ruling_2_hands_of_seven_and_one_opener_turned_up() -> None:
 
 
 def test_ruling_2_deal_depends_on_the_seed() -> None:
+    """R2: the deal is the seed's."""
     assert deal(4, 1).hands != deal(4, 2).hands
     assert deal(4, 1) == deal(4, 1)
 
 
 def test_ruling_3_number_opener_sets_shape_and_number() -> None:
+    """R3: a Number opener sets shape and number."""
     state = deal(4, _seed_with_opener(Kind.NUMBER))
     opener = CARDS[state.discard[-1]]
     assert (state.floor_shape, state.floor_number) == (opener.shape, opener.value)
@@ -74,6 +78,7 @@ def test_ruling_3_number_opener_sets_shape_and_number() -> None:
 
 
 def test_ruling_3_freeze_or_take_opener_sets_shape_only_and_hits_nobody() -> None:
+    """R3: a Freeze or Take opener sets only the shape and hits nobody."""
     for kind in (Kind.FREEZE, Kind.TAKE):
         state = deal(4, _seed_with_opener(kind))
         opener = CARDS[state.discard[-1]]
@@ -84,6 +89,7 @@ def test_ruling_3_freeze_or_take_opener_sets_shape_only_and_hits_nobody() -> Non
 
 
 def test_ruling_3_operation_power_or_swap_opener_leaves_the_floor_open() -> None:
+    """R3: an Operation, Power or Swap opener leaves the floor open."""
     for kind in (Kind.OPERATION, Kind.POWER, Kind.SWAP):
         state = deal(4, _seed_with_opener(kind))
         assert state.floor_shape is None and state.floor_number is None
@@ -92,6 +98,7 @@ def test_ruling_3_operation_power_or_swap_opener_leaves_the_floor_open() -> None
 
 
 def test_ruling_3_power_or_swap_opener_can_be_grabbed_as_the_whole_first_action() -> None:
+    """R3: a Power or Swap opener may be grabbed, as the whole first action."""
     for opener in (power(), swap()):
         state = position([[num(CIRCLE, 1)], [num(STAR, 2)]], discard=[opener], opening=True)
         after, events = act(state, 0, {"type": "grab"})
@@ -103,6 +110,7 @@ def test_ruling_3_power_or_swap_opener_can_be_grabbed_as_the_whole_first_action(
 
 
 def test_ruling_3_grab_is_offered_only_as_the_first_action() -> None:
+    """R3: only as the first action."""
     state = GAME.new_game(2, None, _seed_with_opener(Kind.POWER, seats=2))
     assert {"type": "grab"} in [GAME.dump_action(a) for a in GAME.legal_actions(state, 0)]
     after, _ = act(state, 0, {"type": "draw"})
@@ -111,6 +119,7 @@ def test_ruling_3_grab_is_offered_only_as_the_first_action() -> None:
 
 
 def test_ruling_3_not_grabbed_power_leaves_floor_open_for_any_first_card() -> None:
+    """R3: not grabbed, the floor stays open; the first Number sets it."""
     state = position(
         [[num(TRIANGLE, 4), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[power()], opening=True
     )
@@ -120,6 +129,7 @@ def test_ruling_3_not_grabbed_power_leaves_floor_open_for_any_first_card() -> No
 
 
 def test_not_allowed_grab_take_or_freeze_openers() -> None:
+    """R3: a Freeze or Take opener cannot be grabbed."""
     for opener in (take2(STAR), freeze(CIRCLE)):
         state = position(
             [[num(STAR, 1), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[opener], opening=True
@@ -128,6 +138,7 @@ def test_not_allowed_grab_take_or_freeze_openers() -> None:
 
 
 def test_ruling_3_operation_opener_cannot_be_grabbed() -> None:
+    """R3: an Operation opener cannot be grabbed."""
     state = position(
         [[num(STAR, 1), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[add()], opening=True
     )
@@ -135,6 +146,7 @@ def test_ruling_3_operation_opener_cannot_be_grabbed() -> None:
 
 
 def test_ruling_3_open_floor_matches_anything_and_first_number_sets_it() -> None:
+    """R3: an open floor matches anything; the first Number sets it."""
     state = position([[num(STAR, 6), num(CIRCLE, 1)], [num(STAR, 2)]], discard=[add()])
     actions = [GAME.dump_action(a) for a in GAME.legal_actions(state, 0)]
     assert {"type": "number", "cards": [num(STAR, 6)], "shape": "star"} in actions

@@ -4,11 +4,12 @@ Also our decisions for an exhausted table: no draw is offered when nothing can b
 Take draws what there is, and a seat with nothing to play or draw passes.
 """
 
+from dataclasses import replace
 from typing import Any
 
 from rules.errors import GameOver, IllegalAction
 from rules.floor import GAME
-from rules.floor.state import Phase, State
+from rules.floor.state import Phase, State, fingerprint
 from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
@@ -26,6 +27,7 @@ from tests.rules.floor.helpers import (
 
 
 def test_ruling_13_first_to_empty_their_hand_wins_and_others_rank_by_fewest_cards() -> None:
+    """R13: the first to empty their hand wins; the others rank by fewest cards."""
     hands = [
         [num(STAR, 1), num(STAR, 2), num(STAR, 3)],
         [num(CIRCLE, 5)],
@@ -45,13 +47,22 @@ def test_ruling_13_first_to_empty_their_hand_wins_and_others_rank_by_fewest_card
 
 
 def test_ruling_13_equal_counts_share_a_place() -> None:
+    """R13: equal counts share a place."""
     hands = [[num(STAR, 1), num(STAR, 2)], [num(CIRCLE, 5)], [num(STAR, 4), num(STAR, 3)]]
     state = position(hands, shape=CIRCLE, turn=1)
     after, _ = act(state, 1, {"type": "number", "cards": [num(CIRCLE, 5)]})
     assert after.outcome is not None and after.outcome.places == (2, 1, 2)
 
 
+def test_ruling_13_a_freeze_as_the_last_card_in_open_play_wins() -> None:
+    """R13: a Freeze as the last card wins too."""
+    state = position([[freeze(CIRCLE)], [num(STAR, 1)], [num(STAR, 2)]], shape=CIRCLE, number=3)
+    after, _ = act(state, 0, {"type": "freeze", "card": freeze(CIRCLE)})
+    assert after.phase is Phase.OVER and after.outcome.winners == (0,)
+
+
 def test_ruling_14_empty_draw_pile_reshuffles_the_discard_but_its_top() -> None:
+    """R14: an empty draw pile takes the discards but their top, shuffled."""
     under, top = [num(SQUARE, 1), num(SQUARE, 2), num(SQUARE, 3)], num(CIRCLE, 9)
     state = position(
         [[num(STAR, 1)], [num(STAR, 2)]],
@@ -70,6 +81,7 @@ def test_ruling_14_empty_draw_pile_reshuffles_the_discard_but_its_top() -> None:
 
 
 def test_ruling_14_reshuffle_is_seeded_from_the_state() -> None:
+    """R14: the shuffle comes from the state's seed."""
     under = [num(SQUARE, v) for v in range(10)]
     kwargs = {"shape": CIRCLE, "draw": [], "discard": [*under, num(CIRCLE, 9)], "rest": "out"}
     a, _ = act(position([[num(STAR, 1)], [num(STAR, 2)]], seed=1, **kwargs), 0, {"type": "draw"})
@@ -122,6 +134,7 @@ def test_pass_is_refused_while_a_card_can_be_drawn() -> None:
 
 
 def test_ruling_14_stalemate_after_a_full_round_in_which_nobody_can_play_or_draw() -> None:
+    """R14: a full round of nobody playing or drawing ends it; fewest cards win."""
     hands = [
         [num(STAR, 1), num(STAR, 2)],
         [num(SQUARE, 1)],
@@ -141,6 +154,7 @@ def test_ruling_14_stalemate_after_a_full_round_in_which_nobody_can_play_or_draw
 
 
 def test_ruling_14_stalemate_ties_share_the_win() -> None:
+    """R14: equal fewest share the win."""
     state = _dry([[num(STAR, 1)], [num(SQUARE, 1)]], shape=CIRCLE, number=9)
     state, _ = act(state, 0, {"type": "pass"})
     state, _ = act(state, 1, {"type": "pass"})
@@ -148,6 +162,7 @@ def test_ruling_14_stalemate_ties_share_the_win() -> None:
 
 
 def test_ruling_14_a_play_restarts_the_stalemate_count() -> None:
+    """R14: a play in between: no full round."""
     hands = [[num(STAR, 1)], [num(CIRCLE, 1), num(SQUARE, 5)], [num(TRIANGLE, 2)]]
     state = _dry(hands, shape=CIRCLE, number=9)
     state, _ = act(state, 0, {"type": "pass"})
@@ -234,6 +249,20 @@ def test_repetition_is_only_tracked_with_an_empty_draw_pile() -> None:
     assert state.seen == ()
 
 
+def test_repetition_counts_only_positions_with_an_empty_draw_pile() -> None:
+    state = position(
+        [[num(CIRCLE, 0)], [num(STAR, 1), num(SQUARE, 6)]],
+        shape=SQUARE,
+        number=8,
+        turn=1,
+        draw=[num(TRIANGLE, 5)],
+        discard=[num(SQUARE, 8)],
+        rest="out",
+    )
+    after, _ = act(state, 1, {"type": "number", "cards": [num(SQUARE, 6)]})
+    assert after.seen == ()
+
+
 def test_repetition_does_not_end_a_loop_that_a_seat_could_leave() -> None:
     # Our decision: every cycle, seat 2 could win with Multiply x 0 (7 x 0 = 0, resolved by its
     # circle 0) but plays the circle 0 alone instead. Its choice starts the count again, so the
@@ -290,3 +319,46 @@ def test_repetition_a_fifth_time_ends_even_a_loop_through_choices() -> None:
     assert result is not None and "came round a fifth time" in result.reason
     assert choices >= 3, "the forced-moves rule alone would never end this loop"
     assert result.winners == (1,) and result.scores == (3, 2)
+
+
+def _fingerprinted(passes: int = 0) -> State:
+    """A position with an empty draw pile, as the repetition rule fingerprints them."""
+    return position(
+        [[num(CIRCLE, 0), num(STAR, 3)], [num(STAR, 1)]],
+        shape=SQUARE,
+        number=8,
+        draw=[],
+        discard=[num(SQUARE, 8), num(SQUARE, 2)],
+        rest="out",
+        passes=passes,
+    )
+
+
+def test_repetition_fingerprint_sees_every_part_of_the_position() -> None:
+    base = _fingerprinted(passes=1)
+    fp = fingerprint(base)
+    for changed in (
+        replace(base, discard=base.discard[::-1]),
+        replace(base, passes=0),
+        replace(base, turn=1),
+        replace(base, direction=-1),
+        replace(base, floor_number=7),
+        replace(base, floor_shape=STAR),
+    ):
+        assert fingerprint(changed) != fp
+
+
+def test_repetition_fingerprint_sees_the_opener_flag_the_hands_and_what_is_pending() -> None:
+    base = _fingerprinted()
+    fp = fingerprint(base)
+    for changed in (
+        replace(base, opening=True),
+        replace(base, hands=(base.hands[1], base.hands[0])),
+        replace(base, phase=Phase.FREEZE, by=1),
+        replace(base, phase=Phase.TAKE, stack=2, by=1),
+        replace(base, phase=Phase.TAKE, stack=3, by=1),
+        replace(base, floor_number=None),
+        replace(base, floor_shape=None),
+    ):
+        assert fingerprint(changed) != fp, changed
+    assert fingerprint(replace(base, seen=(1, 2), forced_from=1)) == fp, "history is not position"

@@ -30,6 +30,7 @@ def _frozen(responder_hand: list[int], seats: int = 3) -> tuple[object, int]:
 
 
 def test_ruling_8_freeze_must_match_the_floor_shape() -> None:
+    """R8: a Freeze must match the Floor Shape and freezes the next seat."""
     state = position(
         [[freeze(STAR), num(STAR, 1)], [num(STAR, 2)], [num(STAR, 3)]], shape=CIRCLE, number=4
     )
@@ -43,12 +44,14 @@ def test_ruling_8_freeze_must_match_the_floor_shape() -> None:
 
 
 def test_ruling_8_freeze_is_playable_on_an_open_floor_shape_and_sets_it() -> None:
+    """R8: any Freeze on an open shape."""
     state = position([[freeze(STAR), num(STAR, 1)], [num(STAR, 2)]])
     after, _ = act(state, 0, {"type": "freeze", "card": freeze(STAR)})
     assert after.floor_shape is STAR and after.phase is Phase.FREEZE
 
 
 def test_ruling_8_the_frozen_seat_offers_exactly_the_four_answers() -> None:
+    """R8: the frozen seat has exactly the four answers."""
     hand = [freeze(SQUARE), add(), sub(), mul(), add(1), num(CIRCLE, 1)]
     state, seat = _frozen(hand)
     actions = legal(state, seat)
@@ -65,6 +68,7 @@ def test_ruling_8_the_frozen_seat_offers_exactly_the_four_answers() -> None:
 
 
 def test_ruling_8_freeze_back_with_any_shape_passes_to_the_freezer() -> None:
+    """R8: a Freeze of any shape passes the freeze back to the freezer."""
     state, seat = _frozen([freeze(SQUARE), num(CIRCLE, 1)])
     after, _ = act(state, seat, {"type": "freeze", "card": freeze(SQUARE)})
     assert after.phase is Phase.FREEZE
@@ -73,6 +77,7 @@ def test_ruling_8_freeze_back_with_any_shape_passes_to_the_freezer() -> None:
 
 
 def test_a_freeze_passed_back_and_forth() -> None:
+    """R8: back and forth, until someone draws."""
     hands = [
         [freeze(CIRCLE), freeze(TRIANGLE), num(STAR, 1)],
         [freeze(SQUARE), num(STAR, 2)],
@@ -93,6 +98,7 @@ def test_a_freeze_passed_back_and_forth() -> None:
 
 
 def test_ruling_8_discard_three_different_operations_then_a_normal_turn() -> None:
+    """R8: three different Operations break it; a normal turn follows."""
     state, seat = _frozen([add(), sub(), mul(), num(CIRCLE, 1)])
     after, events = act(state, seat, {"type": "discard_operations", "cards": [add(), sub(), mul()]})
     assert events[0] == {
@@ -107,6 +113,7 @@ def test_ruling_8_discard_three_different_operations_then_a_normal_turn() -> Non
 
 
 def test_ruling_8_discard_two_operations_of_the_same_kind() -> None:
+    """R8: or two of the same kind."""
     state, seat = _frozen([mul(), mul(1), num(CIRCLE, 1)])
     after, _ = act(state, seat, {"type": "discard_operations", "cards": [mul(), mul(1)]})
     assert after.phase is Phase.PLAY and after.turn == seat
@@ -114,6 +121,7 @@ def test_ruling_8_discard_two_operations_of_the_same_kind() -> None:
 
 
 def test_ruling_8_other_operation_discards_do_not_break_a_freeze() -> None:
+    """R8: no other discard breaks a freeze."""
     state, seat = _frozen([add(), sub(), add(1), mul(), num(CIRCLE, 1)])
     for cards in ([add(), sub()], [add(), add(1), sub()], [add(), sub(), add(1)]):
         refused(
@@ -133,6 +141,7 @@ def test_ruling_8_other_operation_discards_do_not_break_a_freeze() -> None:
 
 
 def test_ruling_8_a_discard_may_not_empty_the_hand() -> None:
+    """R8: a discard may not empty the hand."""
     state, seat = _frozen([add(), sub(), mul()])
     refused(
         state,
@@ -152,7 +161,21 @@ def test_ruling_8_a_discard_may_not_empty_the_hand() -> None:
     assert legal(state, seat) == [{"type": "draw"}]
 
 
+def test_ruling_8_a_freeze_breaking_discard_may_not_empty_the_hand_not_even_offered() -> None:
+    """R8: nor is it offered."""
+    state = position(
+        [[num(STAR, 9)], [add(), sub(), mul()], [num(STAR, 8)]],
+        shape=CIRCLE,
+        number=4,
+        phase=Phase.FREEZE,
+        turn=1,
+        by=0,
+    )
+    assert legal(state, 1) == [{"type": "draw"}]
+
+
 def test_ruling_8_draw_one_and_lose_the_turn() -> None:
+    """R8: or draw 1 and lose the turn."""
     state, seat = _frozen([num(CIRCLE, 1), num(CIRCLE, 2)])
     after, events = act(state, seat, {"type": "draw"})
     assert len(after.hands[seat]) == 3
@@ -160,7 +183,25 @@ def test_ruling_8_draw_one_and_lose_the_turn() -> None:
     assert events[0] == {"type": "stayed_frozen", "seat": seat}
 
 
+def test_ruling_8_frozen_draw_takes_exactly_one_card_and_breaking_keeps_the_turn() -> None:
+    """R8: drawing takes exactly one; breaking keeps the turn."""
+    big = [add(), add(1), sub(), mul(), *[num(STAR, v) for v in range(6)]]
+    state = position(
+        [[num(STAR, 9, 1)], big, [num(SQUARE, 8)]],
+        shape=CIRCLE,
+        number=4,
+        phase=Phase.FREEZE,
+        turn=1,
+        by=0,
+    )
+    after, _ = act(state, 1, {"type": "draw"})
+    assert len(after.hands[1]) == len(big) + 1 and after.turn == 2
+    after, _ = act(state, 1, {"type": "discard_operations", "cards": [add(), add(1)]})
+    assert (after.phase, after.turn) == (Phase.PLAY, 1)
+
+
 def test_ruling_8_swap_power_and_take_do_not_answer_a_freeze() -> None:
+    """R8: a Swap, Power or Take does not answer a Freeze."""
     state, seat = _frozen([swap(), power(), take1(CIRCLE), num(CIRCLE, 1)])
     for action in (
         {"type": "swap", "card": swap()},
@@ -171,6 +212,7 @@ def test_ruling_8_swap_power_and_take_do_not_answer_a_freeze() -> None:
 
 
 def test_ruling_8_freezing_back_with_the_last_card_wins() -> None:
+    """R8, R13: freezing back with the last card wins."""
     state, seat = _frozen([freeze(TRIANGLE)])
     after, _ = act(state, seat, {"type": "freeze", "card": freeze(TRIANGLE)})
     assert after.phase is Phase.OVER and after.outcome is not None

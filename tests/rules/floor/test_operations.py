@@ -1,9 +1,11 @@
 """Ruling 7: an Operation is played with the Number resolving it; the result wraps at 10."""
 
+from itertools import combinations
+
 import pytest
 
 from rules.errors import IllegalAction
-from rules.floor.cards import Op, operate
+from rules.floor.cards import SHAPES, Op, operate
 from rules.floor.state import Phase
 from tests.rules.floor.helpers import (
     CIRCLE,
@@ -12,6 +14,7 @@ from tests.rules.floor.helpers import (
     TRIANGLE,
     act,
     add,
+    check_accepted_iff_listed,
     freeze,
     legal,
     mul,
@@ -37,6 +40,7 @@ from tests.rules.floor.helpers import (
 def test_ruling_7_result_is_the_ones_digit_for_all_three_operations(
     op_card: int, floor: int, operand: int, result: int
 ) -> None:
+    """R7: the result is (Floor op operand) mod 10."""
     hand = [op_card, num(TRIANGLE, operand), num(CIRCLE, 1)]
     state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=floor)
     after, events = act(
@@ -49,6 +53,7 @@ def test_ruling_7_result_is_the_ones_digit_for_all_three_operations(
 
 
 def test_ruling_7_operate_wraps_every_combination_into_0_to_9() -> None:
+    """R7: always 0 to 9."""
     for floor in range(10):
         for n in range(10):
             assert operate(Op.ADD, floor, n) == (floor + n) % 10
@@ -57,6 +62,7 @@ def test_ruling_7_operate_wraps_every_combination_into_0_to_9() -> None:
 
 
 def test_ruling_7_the_operand_may_be_any_shape() -> None:
+    """R7: the operand may be any shape."""
     state = position(
         [[add(), num(SQUARE, 1), num(STAR, 2)], [num(STAR, 1)]], shape=CIRCLE, number=4
     )
@@ -65,6 +71,7 @@ def test_ruling_7_the_operand_may_be_any_shape() -> None:
 
 
 def test_ruling_7_numbers_riding_along_must_sum_to_the_result() -> None:
+    """R7: one or two riders that sum to the result leave with it."""
     # 4 + 3 = 7: riders 2 + 5 make 7 and leave with it.
     hand = [add(), num(CIRCLE, 3), num(STAR, 2), num(SQUARE, 5), num(TRIANGLE, 9)]
     state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=4)
@@ -98,6 +105,7 @@ def test_ruling_7_numbers_riding_along_must_sum_to_the_result() -> None:
 
 
 def test_not_allowed_riders_not_summing_to_the_operation_result() -> None:
+    """R7: riders must sum to the result exactly."""
     hand = [add(), num(CIRCLE, 3), num(STAR, 2), num(SQUARE, 6)]
     state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=4)
     refused(
@@ -116,6 +124,7 @@ def test_not_allowed_riders_not_summing_to_the_operation_result() -> None:
 
 
 def test_ruling_7_at_most_two_riders() -> None:
+    """R7: at most two riders."""
     hand = [add(), num(CIRCLE, 3), num(STAR, 2), num(SQUARE, 4), num(TRIANGLE, 1), num(STAR, 9)]
     state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=4)
     riders = [num(STAR, 2), num(SQUARE, 4), num(TRIANGLE, 1)]
@@ -135,6 +144,7 @@ def test_ruling_7_at_most_two_riders() -> None:
 
 
 def test_ruling_7_the_player_names_the_shape_among_operand_and_riders() -> None:
+    """R7: the player names the new Floor Shape among the played Numbers."""
     hand = [mul(), num(CIRCLE, 3), num(STAR, 2), num(SQUARE, 9)]
     state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=4)  # 4 * 3 = 12 -> 2
     base = {"type": "operation", "card": mul(), "operand": num(CIRCLE, 3), "riders": [num(STAR, 2)]}
@@ -145,6 +155,7 @@ def test_ruling_7_the_player_names_the_shape_among_operand_and_riders() -> None:
 
 
 def test_ruling_7_an_operation_needs_an_established_floor_number() -> None:
+    """R7: an Operation needs an established Floor Number."""
     state = position([[add(), num(CIRCLE, 3), num(STAR, 2)], [num(STAR, 1)]], shape=CIRCLE)
     refused(
         state,
@@ -157,6 +168,7 @@ def test_ruling_7_an_operation_needs_an_established_floor_number() -> None:
 
 
 def test_not_allowed_play_an_operation_without_resolving_it_with_a_number() -> None:
+    """R7: an Operation is played with the Number resolving it."""
     state = position([[add(), num(CIRCLE, 3)], [num(STAR, 1)]], shape=CIRCLE, number=4)
     refused(state, 0, {"type": "operation", "card": add()}, IllegalAction, "resolved at once")
     refused(
@@ -169,6 +181,7 @@ def test_not_allowed_play_an_operation_without_resolving_it_with_a_number() -> N
 
 
 def test_not_allowed_chain_multiple_operations_in_one_turn() -> None:
+    """R7: one Operation per turn."""
     hand = [add(), sub(), num(CIRCLE, 3), num(STAR, 2)]
     state = position([hand, [num(STAR, 1)]], shape=CIRCLE, number=4)
     refused(
@@ -191,6 +204,7 @@ def test_not_allowed_chain_multiple_operations_in_one_turn() -> None:
 
 
 def test_not_allowed_play_operations_as_your_last_card() -> None:
+    """R7: an Operation is never the last card; only Operations: draw."""
     state = position([[add(), sub(), mul(1)], [num(STAR, 1)]], shape=CIRCLE, number=4)
     refused(
         state, 0, {"type": "operation", "card": add()}, IllegalAction, "never be your last card"
@@ -199,6 +213,7 @@ def test_not_allowed_play_operations_as_your_last_card() -> None:
 
 
 def test_ruling_7_operation_with_its_number_may_empty_the_hand() -> None:
+    """R7: it is the Number, not the Operation, that leaves last."""
     # Our reading: the Operation goes down first and its Number last, so it is not the last card.
     state = position([[add(), num(STAR, 3)], [num(STAR, 1)]], shape=CIRCLE, number=4)
     after, _ = act(state, 0, {"type": "operation", "card": add(), "operand": num(STAR, 3)})
@@ -208,6 +223,7 @@ def test_ruling_7_operation_with_its_number_may_empty_the_hand() -> None:
 
 
 def test_operation_opponent_cannot_interfere_it_resolves_in_the_same_move() -> None:
+    """R7: played together with its resolution, in one move."""
     # There is no moment between playing an Operation and resolving it: one action does both,
     # and the next seat acts only on the resolved floor.
     state = position(
@@ -221,3 +237,38 @@ def test_operation_opponent_cannot_interfere_it_resolves_in_the_same_move() -> N
         STAR,
     )
     assert [e["type"] for e in events] == ["played_operation", "turn"]
+
+
+def test_ruling_7_every_operation_spelling_is_accepted_iff_listed() -> None:
+    """R7: every Operation move is accepted exactly when it is listed."""
+    # Exhaustive over one rich hand: operand, 0..3 riders, every shape.
+    numbers = [
+        num(CIRCLE, 3),
+        num(STAR, 8),
+        num(SQUARE, 9),
+        num(TRIANGLE, 2),
+        num(STAR, 3),
+        num(SQUARE, 4),
+        num(CIRCLE, 0),
+        num(TRIANGLE, 9),
+    ]
+    for floor in (4, 7, 9):
+        state = position([[add(), mul(), *numbers], [num(STAR, 1)]], shape=CIRCLE, number=floor)
+        check_accepted_iff_listed(
+            state,
+            0,
+            (
+                {
+                    "type": "operation",
+                    "card": op,
+                    "operand": operand,
+                    "riders": sorted(riders),
+                    "shape": shape.value,
+                }
+                for op in (add(), mul())
+                for operand in numbers
+                for k in range(4)
+                for riders in combinations([n for n in numbers if n != operand], k)
+                for shape in SHAPES
+            ),
+        )

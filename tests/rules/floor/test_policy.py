@@ -21,6 +21,9 @@ from tests.rules.floor.helpers import (
     take2,
 )
 
+#: The Floor bot uses no chance, but every policy takes an RNG.
+RNG = Rng.from_seed(0)
+
 
 def test_bots_finish_games_at_every_seat_count() -> None:
     for seats in range(2, 9):
@@ -55,7 +58,7 @@ def test_bot_beats_random_play_heads_up() -> None:
         while GAME.result(state) is None:
             seat = state.turn
             if seat == seed % 2:
-                action = choose(state, seat)
+                action = choose(state, seat, RNG)
             else:
                 action = rnd.choice(GAME.legal_actions(state, seat))
             state, _ = GAME.apply(state, seat, action)
@@ -73,7 +76,7 @@ def test_bot_answers_a_freeze_with_a_freeze_and_stacks_takes() -> None:
         turn=1,
         by=0,
     )
-    assert GAME.dump_action(choose(frozen, 1)) == {"type": "freeze", "card": freeze(SQUARE)}
+    assert GAME.dump_action(choose(frozen, 1, RNG)) == {"type": "freeze", "card": freeze(SQUARE)}
     taking = position(
         [[num(STAR, 1)], [take1(SQUARE), take2(STAR), num(CIRCLE, 1)]],
         shape=CIRCLE,
@@ -82,7 +85,7 @@ def test_bot_answers_a_freeze_with_a_freeze_and_stacks_takes() -> None:
         turn=1,
         by=0,
     )
-    assert GAME.dump_action(choose(taking, 1)) == {"type": "take", "card": take2(STAR)}
+    assert GAME.dump_action(choose(taking, 1, RNG)) == {"type": "take", "card": take2(STAR)}
 
 
 def test_bot_sheds_the_most_cards() -> None:
@@ -92,7 +95,7 @@ def test_bot_sheds_the_most_cards() -> None:
     state = position(
         [hand, [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4)]], shape=CIRCLE, number=7
     )
-    move = GAME.dump_action(choose(state, 0))
+    move = GAME.dump_action(choose(state, 0, RNG))
     assert {k: move[k] for k in ("type", "card", "operand", "riders")} == {
         "type": "operation",
         "card": add(),
@@ -107,9 +110,9 @@ def test_bot_keeps_its_power_for_last() -> None:
         shape=CIRCLE,
         number=7,
     )
-    assert GAME.dump_action(choose(state, 0)) == {"type": "draw"}
+    assert GAME.dump_action(choose(state, 0, RNG)) == {"type": "draw"}
     state = position([[power()], [num(STAR, 7)]], shape=CIRCLE, number=7)
-    assert GAME.dump_action(choose(state, 0))["type"] == "power"
+    assert GAME.dump_action(choose(state, 0, RNG))["type"] == "power"
 
 
 def test_bot_attacks_a_player_about_to_finish() -> None:
@@ -117,6 +120,6 @@ def test_bot_attacks_a_player_about_to_finish() -> None:
     calm = position(
         [hand, [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4)]], shape=CIRCLE, number=7
     )
-    assert GAME.dump_action(choose(calm, 0))["type"] == "number"
+    assert GAME.dump_action(choose(calm, 0, RNG))["type"] == "number"
     threatened = position([hand, [num(STAR, 7)]], shape=CIRCLE, number=7)
-    assert GAME.dump_action(choose(threatened, 0)) == {"type": "take", "card": take1(CIRCLE)}
+    assert GAME.dump_action(choose(threatened, 0, RNG)) == {"type": "take", "card": take1(CIRCLE)}

@@ -22,6 +22,7 @@ from tests.rules.floor.helpers import (
 
 
 def test_ruling_9_take_must_match_the_floor_shape() -> None:
+    """R9: a Take must match the Floor Shape."""
     state = position([[take2(STAR), num(STAR, 1)], [num(STAR, 2)]], shape=CIRCLE, number=3)
     refused(state, 0, {"type": "take", "card": take2(STAR)}, IllegalAction, "Floor Shape (circle)")
     state = position([[take2(CIRCLE), num(STAR, 1)], [num(STAR, 2)]], shape=CIRCLE, number=3)
@@ -30,6 +31,7 @@ def test_ruling_9_take_must_match_the_floor_shape() -> None:
 
 
 def test_a_take_stack_passed_across_four_seats() -> None:
+    """R9: the stack grows and passes on; the Floor Shape is the last Take's."""
     hands = [
         [take1(CIRCLE), num(STAR, 1)],
         [take2(SQUARE), num(STAR, 2)],
@@ -60,6 +62,7 @@ def test_a_take_stack_passed_across_four_seats() -> None:
 
 
 def test_ruling_9_stacking_takes_any_shape() -> None:
+    """R9: a Take of any shape stacks."""
     state = position(
         [[num(STAR, 1)], [take1(SQUARE), num(STAR, 2)]],
         shape=CIRCLE,
@@ -74,6 +77,7 @@ def test_ruling_9_stacking_takes_any_shape() -> None:
 
 
 def test_not_allowed_cancel_a_take_stack_with_swap_power_or_operations() -> None:
+    """R9: nothing else cancels a stack."""
     hand = [swap(), power(), add(), num(CIRCLE, 3), freeze(CIRCLE), num(CIRCLE, 1)]
     state = position(
         [[num(STAR, 1)], hand, [num(STAR, 2)]],
@@ -96,6 +100,7 @@ def test_not_allowed_cancel_a_take_stack_with_swap_power_or_operations() -> None
 
 
 def test_ruling_9_drawing_the_stack_loses_the_turn() -> None:
+    """R9: or draw the whole stack and lose the turn."""
     state = position(
         [[num(STAR, 1)], [num(STAR, 2), num(CIRCLE, 5)], [num(STAR, 3)]],
         shape=CIRCLE,
@@ -111,6 +116,7 @@ def test_ruling_9_drawing_the_stack_loses_the_turn() -> None:
 
 
 def test_ruling_9_a_take_as_the_last_card_wins_at_once() -> None:
+    """R9, R13: a Take as the last card wins at once."""
     state = position([[take2(CIRCLE)], [num(STAR, 2)]], shape=CIRCLE, number=3)
     after, _ = act(state, 0, {"type": "take", "card": take2(CIRCLE)})
     assert after.phase is Phase.OVER and after.stack == 0

@@ -29,10 +29,11 @@ def flip(state, seat, a, b):
     return GAME.apply(state, seat, {"type": "flip_initial", "positions": [a, b]})
 
 
-# -- ruling 1: deck and deal ------------------------------------------------------------------
+# -- R1: deck and deal ------------------------------------------------------------------------
 
 
 def test_deck_has_150_cards_five_minus_two_ten_minus_one_fifteen_zero_ten_of_each_1_to_12():
+    """R1: 150 cards: five -2, ten -1, fifteen 0, ten each of 1 to 12."""
     counts = Counter(DECK)
     assert len(DECK) == 150
     assert counts[-2] == 5 and counts[-1] == 10 and counts[0] == 15
@@ -41,6 +42,7 @@ def test_deck_has_150_cards_five_minus_two_ten_minus_one_fifteen_zero_ten_of_eac
 
 @pytest.mark.parametrize("seats", [2, 5, 8])
 def test_deal_gives_twelve_face_down_cards_each_and_one_face_up_discard(seats):
+    """R1: twelve cards face down each, and one face up to start the discard pile."""
     state = GAME.new_game(seats, None, 3)
     assert all(g.face_down_count() == 12 for g in state.grids)
     assert len(state.discard) == 1
@@ -50,10 +52,11 @@ def test_deal_gives_twelve_face_down_cards_each_and_one_face_up_discard(seats):
     assert view["draw_size"] == len(state.draw)
 
 
-# -- ruling 2: the opening flips ---------------------------------------------------------------
+# -- R2: the opening flips ---------------------------------------------------------------------
 
 
 def test_initial_flips_are_simultaneous_and_no_turn_starts_until_all_chose():
+    """R2: the opening flips are simultaneous; no turn starts until every seat has chosen."""
     state = GAME.new_game(3, None, 1)
     assert GAME.to_act(state) == {0, 1, 2}
     state, _ = flip(state, 2, 0, 1)
@@ -66,6 +69,7 @@ def test_initial_flips_are_simultaneous_and_no_turn_starts_until_all_chose():
 
 
 def test_initial_flips_are_private_until_made_then_public():
+    """R2: nobody sees a seat's two cards before it turns them up; then everyone does."""
     state = GAME.new_game(2, None, 1)
     before = GAME.view(state, 1)["players"][0]["grid"]
     assert all(cell["card"] is None and not cell["up"] for cell in before)
@@ -79,19 +83,21 @@ def test_initial_flips_are_private_until_made_then_public():
 
 
 def test_initial_flip_needs_two_different_cards():
+    """R2: the opening flip turns up two cards."""
     state = GAME.new_game(2, None, 1)
     with pytest.raises(InvalidAction):
         flip(state, 0, 4, 4)
 
 
 def test_initial_flip_twice_in_a_round_is_refused():
+    """R2: each seat turns up its two cards once."""
     state = GAME.new_game(2, None, 1)
     state, _ = flip(state, 0, 0, 1)
     with pytest.raises(NotYourTurn, match="two cards"):
         flip(state, 0, 2, 3)
 
 
-# -- ruling 3: who starts ----------------------------------------------------------------------
+# -- R3: who starts ----------------------------------------------------------------------------
 
 
 def opening(values_by_seat, starter=None):
@@ -105,25 +111,30 @@ def opening(values_by_seat, starter=None):
 
 
 def test_first_player_in_round_one_has_the_highest_pair():
+    """R3: round 1 starts with the highest sum of the two turned-up cards."""
     assert opening([(1, 2), (6, 6), (12, -2)]).current == 1
 
 
 def test_first_player_tie_goes_to_the_highest_single_card():
+    """R3: a tied sum goes to the highest single card among the tied."""
     # Seats 0 and 2 both show 10; seat 2's 12 beats seat 0's 5.
     assert opening([(5, 5), (3, 4), (12, -2)]).current == 2
 
 
 def test_first_player_still_tied_goes_to_the_lowest_seat():
+    """R3: still tied, the lowest seat number starts."""
     assert opening([(1, 1), (6, 4), (4, 6), (10, 0)]).current == 3
     assert opening([(1, 1), (6, 4), (6, 4)]).current == 1
 
 
 def test_later_rounds_are_started_by_who_ended_the_last_round():
+    """R3: later rounds start with whoever ended the last one."""
     # Low pair for seat 2, but it ended the previous round, so it starts.
     assert opening([(12, 12), (11, 11), (-2, -2)], starter=2).current == 2
 
 
 def test_round_ender_starts_the_next_round_end_to_end():
+    """R3: the ender of round 1 starts round 2."""
     state = ender_position()
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})  # seat 0 ends
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 0})  # last turn
@@ -133,10 +144,11 @@ def test_round_ender_starts_the_next_round_end_to_end():
     assert state.current == 0
 
 
-# -- ruling 4: a turn --------------------------------------------------------------------------
+# -- R4: a turn --------------------------------------------------------------------------------
 
 
 def test_take_discard_and_swap_onto_a_face_up_card():
+    """R4: take the top discard and swap it with a face-up card."""
     state = position([grid([8, *DOWN[1:]], up=[0]), grid(DOWN)], discard=(3, 2))
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     assert state.grids[0].cards[0] == 2 and state.grids[0].up[0]
@@ -145,6 +157,7 @@ def test_take_discard_and_swap_onto_a_face_up_card():
 
 
 def test_take_discard_and_swap_onto_a_face_down_card_puts_it_face_up_on_the_pile():
+    """R4: or with a face-down one, which goes face up onto the discard pile."""
     state = position([grid([4, *DOWN[1:]]), grid(DOWN)], discard=(2,))
     state, events = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     assert state.grids[0].cards[0] == 2 and state.grids[0].up[0]
@@ -154,6 +167,7 @@ def test_take_discard_and_swap_onto_a_face_down_card_puts_it_face_up_on_the_pile
 
 
 def test_draw_shows_the_card_to_everyone_then_swap_it_in():
+    """R4: a drawn card is shown to everyone, then may be swapped in."""
     state = position([grid(DOWN), grid(DOWN)], draw=(1, 6), discard=(11,))
     state, events = GAME.apply(state, 0, {"type": "draw"})
     assert {"type": "drew", "seat": 0, "card": 6} in events
@@ -165,6 +179,7 @@ def test_draw_shows_the_card_to_everyone_then_swap_it_in():
 
 
 def test_draw_then_discard_it_and_turn_up_a_face_down_card():
+    """R4: or the drawn card is discarded and a face-down card turned up."""
     state = position([grid([3, *DOWN[1:]]), grid(DOWN)], draw=(1, 6), discard=(11,))
     state, _ = GAME.apply(state, 0, {"type": "draw"})
     state, events = GAME.apply(state, 0, {"type": "discard_drawn", "flip": 0})
@@ -174,12 +189,14 @@ def test_draw_then_discard_it_and_turn_up_a_face_down_card():
 
 
 def test_discard_and_turn_up_needs_a_face_down_card():
+    """R4: discarding the drawn card turns up a face-down card, not a face-up one."""
     state = position([grid(DOWN, up=[0]), grid(DOWN)], drawn=4)
     with pytest.raises(IllegalAction, match="face-down"):
         GAME.apply(state, 0, {"type": "discard_drawn", "flip": 0})
 
 
 def test_face_down_cards_are_never_shown_to_their_owner():
+    """R4: a face-down card is hidden from its owner too."""
     state = position([grid(list(range(12)), up=[0]), grid(DOWN)])
     own = GAME.view(state, 0)["players"][0]["grid"]
     assert own[0]["card"] == 0
@@ -193,10 +210,11 @@ def test_draw_order_is_never_shown():
     assert "draw" not in view
 
 
-# -- ruling 5: clearing columns ---------------------------------------------------------------
+# -- R5: clearing columns ---------------------------------------------------------------------
 
 
 def test_three_equal_face_up_values_in_a_column_clear_mid_round():
+    """R5: three equal face-up values clear a column; the swapped-out card goes down first."""
     g = grid([5, 5, 4, *DOWN[3:]], up=[0, 1, 2])
     state = position([g, grid(DOWN)], discard=(1, 5))
     state, events = GAME.apply(state, 0, {"type": "take_discard", "position": 2})
@@ -209,6 +227,7 @@ def test_three_equal_face_up_values_in_a_column_clear_mid_round():
 
 
 def test_a_column_with_a_face_down_card_does_not_clear():
+    """R5: only face-up values clear a column."""
     g = grid([5, 5, 4, *DOWN[3:]], up=[0])
     state = position([g, grid(DOWN)], discard=(5,))
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 2})
@@ -216,6 +235,7 @@ def test_a_column_with_a_face_down_card_does_not_clear():
 
 
 def test_a_column_cleared_by_turning_up_a_card_clears_too():
+    """R5: turning a card up clears a column too, on top of the thrown card."""
     g = grid([7, 7, 7, *DOWN[3:]], up=[0, 1])
     state = position([g, grid(DOWN)], drawn=2, discard=(1,))
     state, _ = GAME.apply(state, 0, {"type": "discard_drawn", "flip": 2})
@@ -224,6 +244,7 @@ def test_a_column_cleared_by_turning_up_a_card_clears_too():
 
 
 def test_cleared_slots_cannot_be_played_on():
+    """R5: a cleared column has left the grid: nothing is played there."""
     g = grid([None, None, None, *DOWN[3:]])
     state = position([g, grid(DOWN)])
     with pytest.raises(IllegalAction, match="cleared"):
@@ -232,6 +253,7 @@ def test_cleared_slots_cannot_be_played_on():
 
 
 def test_columns_clear_at_the_final_reveal():
+    """R5: columns clear at the final reveal too."""
     # Seat 1 hides a column of three 6s; it clears when everything is turned up.
     ender = grid([0, 1, 2] * 4, up=range(12))
     other = grid([6, 6, 6, 2, 3, 2, 2, 3, 2, 2, 3, 5], up=[])
@@ -243,7 +265,7 @@ def test_columns_clear_at_the_final_reveal():
     assert summary.raw_scores[1] == 2 + 3 + 2 + 2 + 3 + 2 + 2 + 3 + 0
 
 
-# -- ruling 6: ending the round ---------------------------------------------------------------
+# -- R6: ending the round ---------------------------------------------------------------------
 
 
 def ender_position(seats=2):
@@ -255,6 +277,7 @@ def ender_position(seats=2):
 
 
 def test_round_end_gives_every_other_player_exactly_one_more_turn():
+    """R6: after the round is ended, every other player gets exactly one more turn."""
     state = ender_position(seats=4)
     state, events = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     assert state.ender == 0 and {"type": "last_turns", "ender": 0} in events
@@ -270,6 +293,7 @@ def test_round_end_gives_every_other_player_exactly_one_more_turn():
 
 
 def test_round_end_turns_every_card_up_and_scores_the_grid_totals():
+    """R6: then every card is turned up and the grid totals are the round scores."""
     state = ender_position(seats=2)
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, events = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
@@ -280,7 +304,7 @@ def test_round_end_turns_every_card_up_and_scores_the_grid_totals():
     assert any(e["type"] == "round_ended" for e in events)
 
 
-# -- ruling 7: doubling -----------------------------------------------------------------------
+# -- R7: doubling -----------------------------------------------------------------------------
 
 
 def end_round_with(ender_cards, other_cards):
@@ -298,24 +322,28 @@ def end_round_with(ender_cards, other_cards):
 
 
 def test_ender_with_the_strictly_lowest_score_keeps_it():
+    """R7: an ender with the strictly lowest score keeps it."""
     summary = end_round_with([1, 2, 1] * 4, [2, 3, 2] * 3 + [2, 3, 9])
     assert summary.raw_scores == (16, 26)
     assert summary.scores == (16, 26) and not summary.doubled
 
 
 def test_ender_tied_for_lowest_is_doubled():
+    """R7: a tie for lowest is not enough: doubled."""
     summary = end_round_with([1, 2, 1] * 4, [1, 2, 1] * 3 + [1, 3, 9])
     assert summary.raw_scores == (16, 16)
     assert summary.doubled and summary.scores == (32, 16)
 
 
 def test_ender_not_lowest_is_doubled():
+    """R7: an ender who is not lowest is doubled."""
     summary = end_round_with([3, 4, 3] * 4, [1, 2, 1] * 3 + [1, 2, 9])
     assert summary.raw_scores == (40, 15)
     assert summary.doubled and summary.scores == (80, 15)
 
 
 def test_ender_score_at_or_below_zero_is_never_doubled():
+    """R7: a round score of 0 or less is never doubled."""
     summary = end_round_with([0, -1, 1] * 4, [-1, -2, -1] * 3 + [-1, -2, 9])
     assert summary.raw_scores == (0, -15)
     assert not summary.doubled and summary.scores == (0, -15)
@@ -324,10 +352,11 @@ def test_ender_score_at_or_below_zero_is_never_doubled():
     assert not summary.doubled and summary.scores == (-8, -18)
 
 
-# -- ruling 8: the end of the game ------------------------------------------------------------
+# -- R8: the end of the game ------------------------------------------------------------------
 
 
 def test_game_ends_after_the_round_in_which_a_total_reaches_100():
+    """R8: the game ends after the round in which a total reaches 100; lowest wins."""
     state = ender_position()
     state = replace(state, totals=(10, 75))
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
@@ -341,6 +370,7 @@ def test_game_ends_after_the_round_in_which_a_total_reaches_100():
 
 
 def test_game_goes_on_while_every_total_is_below_100():
+    """R8: below 100, the game goes on."""
     state = ender_position()
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
@@ -358,6 +388,7 @@ def test_target_score_option_changes_the_end():
 
 
 def test_equal_lowest_totals_share_the_win():
+    """R8: equal lowest totals share the win."""
     state = replace(GAME.new_game(3, None, 0), phase=Phase.OVER, totals=(40, 40, 120))
     result = GAME.result(state)
     assert result is not None
@@ -371,10 +402,11 @@ def test_actions_after_the_game_are_refused():
         GAME.apply(state, 0, {"type": "draw"})
 
 
-# -- ruling 9: reshuffling ---------------------------------------------------------------------
+# -- R9: reshuffling ---------------------------------------------------------------------------
 
 
 def test_empty_draw_pile_reshuffles_the_discards_except_the_top_card():
+    """R9: an empty draw pile is refilled from the discards but their top card."""
     state = position([grid(DOWN), grid(DOWN)], draw=(), discard=(1, 2, 3, 4, 11))
     state, events = GAME.apply(state, 0, {"type": "draw"})
     assert state.discard == (11,)
@@ -382,10 +414,11 @@ def test_empty_draw_pile_reshuffles_the_discards_except_the_top_card():
     assert events[0] == {"type": "reshuffled", "draw_size": 4}
 
 
-# -- ruling 10: undo ---------------------------------------------------------------------------
+# -- R10: undo ---------------------------------------------------------------------------------
 
 
 def test_undo_takes_back_a_discard_swap_onto_a_face_up_card():
+    """R10: a discard swapped onto a face-up card reveals nothing, so it can be undone."""
     before = position([grid([8, *DOWN[1:]], up=[0]), grid(DOWN)], discard=(3, 2))
     state, _ = GAME.apply(before, 0, {"type": "take_discard", "position": 0})
     assert GAME.to_act(state) == {0, 1}
@@ -396,6 +429,7 @@ def test_undo_takes_back_a_discard_swap_onto_a_face_up_card():
 
 
 def test_undo_is_refused_after_a_draw():
+    """R10: a drawn card has been seen: no undo."""
     state = position([grid(DOWN), grid(DOWN)])
     state, _ = GAME.apply(state, 0, {"type": "draw"})
     state, _ = GAME.apply(state, 0, {"type": "swap_drawn", "position": 0})
@@ -404,6 +438,7 @@ def test_undo_is_refused_after_a_draw():
 
 
 def test_undo_is_refused_after_swapping_out_a_face_down_card():
+    """R10: a face-down card swapped out has been seen: no undo."""
     state = position([grid(DOWN), grid(DOWN)])
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 3})
     assert GAME.to_act(state) == {1}
@@ -412,6 +447,7 @@ def test_undo_is_refused_after_swapping_out_a_face_down_card():
 
 
 def test_undo_is_refused_once_another_player_has_acted():
+    """R10: no undo once another player has acted."""
     state = position([grid([8, *DOWN[1:]], up=[0]), grid(DOWN)], discard=(3, 2))
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, _ = GAME.apply(state, 1, {"type": "draw"})
@@ -420,12 +456,14 @@ def test_undo_is_refused_once_another_player_has_acted():
 
 
 def test_undo_is_refused_when_there_is_nothing_of_yours_to_undo():
+    """R10: only your own last action can be undone."""
     state = position([grid(DOWN), grid(DOWN)])
     with pytest.raises(IllegalAction, match="undo"):
         GAME.apply(state, 0, {"type": "undo"})
 
 
 def test_undo_is_refused_when_the_action_ended_the_round():
+    """R10: an action that ended the round revealed every card: no undo."""
     state = ender_position()
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 1})  # face-up swap
@@ -526,6 +564,7 @@ def test_view_lists_exactly_the_legal_actions_of_that_seat():
 
 
 def test_worked_example_on_the_rules_page_doubles_a_tied_ender():
+    """R7: the worked example of the rules page."""
     # docs/rules/numberswap.md, "Worked example": Ana ended, ties Ben at 14, is doubled to 28.
     ana = grid([1, 2, 0, 3, 2, 4, 1, 1, 0, None, None, None], up=range(12))
     ben = grid([0, -1, 5, 6, 2, 1, 0, 1, 0, 0, -1, 1], up=range(12))
@@ -542,6 +581,7 @@ def test_worked_example_on_the_rules_page_doubles_a_tied_ender():
 
 
 def test_ender_scoring_exactly_1_and_not_alone_lowest_is_doubled():
+    """R7: 1 is above 0, so it is doubled."""
     summary = end_round_with(
         [1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 0], [1, 0, 0, 0, 1, 0, 0, 0, -1, 0, 0, 9]
     )
@@ -550,6 +590,7 @@ def test_ender_scoring_exactly_1_and_not_alone_lowest_is_doubled():
 
 
 def test_game_ends_when_a_total_reaches_exactly_100():
+    """R8: exactly 100 is enough."""
     state = replace(ender_position(), totals=(10, 11))  # seat 1 scores 89 -> exactly 100
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
@@ -557,6 +598,7 @@ def test_game_ends_when_a_total_reaches_exactly_100():
 
 
 def test_undo_is_refused_after_discarding_the_drawn_card_and_turning_one_up():
+    """R10: a card turned up has been seen: no undo."""
     state = position([grid(DOWN, up=[0]), grid(DOWN)])
     state, _ = GAME.apply(state, 0, {"type": "draw"})
     state, _ = GAME.apply(state, 0, {"type": "discard_drawn", "flip": 1})
@@ -566,6 +608,7 @@ def test_undo_is_refused_after_discarding_the_drawn_card_and_turning_one_up():
 
 
 def test_only_the_player_who_acted_can_undo():
+    """R10: only the player who acted can undo."""
     state = position([grid([8, *DOWN[1:]], up=[0]), grid(DOWN)], discard=(3, 2))
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     with pytest.raises(IllegalAction):
@@ -573,6 +616,7 @@ def test_only_the_player_who_acted_can_undo():
 
 
 def test_reshuffle_shuffles_the_discards_into_a_new_order():
+    """R9: the discards are shuffled, not just turned over."""
     discard = tuple(range(-2, 13)) * 3
     state = position([grid(DOWN), grid(DOWN)], draw=(), discard=discard)
     state, _ = GAME.apply(state, 0, {"type": "draw"})

@@ -25,6 +25,7 @@ def test_ending_action_b_starts_action_c() -> None:
 
 
 def test_action_c_draws_back_up_to_six_from_the_own_deck() -> None:
+    """R7: Action C draws up to six from the own deck."""
     state = position(
         hand=["red 4", "blue 2"], deck=["gray 0", "gray 1", "gray 2", "gray 3", "gray 4", "gray 5"]
     )

@@ -15,6 +15,7 @@ from tests.rules.warp99.helpers import all_cards
 
 
 def test_there_are_110_unique_cards_valued_0_to_10_in_ten_colours() -> None:
+    """R1: 110 cards, 0 to 10 in each of ten colours."""
     pairs = {(COLOUR[c], VALUE[c]) for c in range(110)}
     assert len(pairs) == 110
     assert Counter(VALUE) == {v: 10 for v in range(11)}
@@ -33,6 +34,7 @@ def test_there_are_110_unique_cards_valued_0_to_10_in_ten_colours() -> None:
 
 
 def test_every_colour_has_its_own_name_and_symbol() -> None:
+    """R1: every colour has a name and a symbol too."""
     assert len({c.name for c in COLOURS}) == 10
     assert len({c.symbol for c in COLOURS}) == 10
     view = card_view(4 * 11 + 7)
@@ -47,6 +49,7 @@ def test_every_colour_has_its_own_name_and_symbol() -> None:
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_setup_deals_15_card_decks_6_card_hands_and_two_pile_cards(seats: int) -> None:
+    """R2: decks of 15, hands of 6 from them, two pile cards."""
     state = GAME.new_game(seats, None, 11)
     assert all(len(hand) == 6 for hand in state.hands)
     assert all(len(deck) == 9 for deck in state.decks)
@@ -58,6 +61,7 @@ def test_setup_deals_15_card_decks_6_card_hands_and_two_pile_cards(seats: int) -
 
 
 def test_hands_come_from_the_personal_decks_and_piles_from_the_reserve() -> None:
+    """R2: hands come from the own deck, the pile cards from the reserve."""
     state = GAME.new_game(2, None, 5)
     shuffled, _ = Rng.from_seed(5).shuffle(ALL_CARDS)
     for s in range(2):
@@ -69,16 +73,19 @@ def test_hands_come_from_the_personal_decks_and_piles_from_the_reserve() -> None
 
 
 def test_rule_cards_start_on_side_1() -> None:
+    """R2: the rule cards start on side 1."""
     for seed in range(20):
         assert GAME.new_game(3, None, seed).sides == (1, 1, 1)
 
 
 def test_random_start_sides_variant_can_start_on_any_sides() -> None:
+    """R2: with the option, any start sides."""
     seen = {GAME.new_game(3, {"random_start_sides": True}, seed).sides for seed in range(200)}
     assert len(seen) == 8
 
 
 def test_random_start_sides_option_must_be_a_boolean() -> None:
+    """R2: the random start sides are an on/off option."""
     with pytest.raises(InvalidOptions):
         GAME.new_game(3, {"random_start_sides": "sometimes"}, 1)
     with pytest.raises(InvalidOptions):
@@ -86,6 +93,7 @@ def test_random_start_sides_option_must_be_a_boolean() -> None:
 
 
 def test_starting_scores_go_up_by_one_per_seat() -> None:
+    """R3: seat 1 starts on 0, each later seat one point more."""
     assert GAME.new_game(6, None, 1).scores == (0, 1, 2, 3, 4, 5)
 
 

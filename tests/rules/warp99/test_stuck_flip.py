@@ -27,6 +27,7 @@ def stuck() -> State:
 
 
 def test_a_stuck_player_may_flip_any_rule_card_right_after_action_a() -> None:
+    """R6: stuck right after A, flip any rule card, then go on with B."""
     state = stuck()
     assert [a for a in legal(state) if a["type"] == "flip_rule"] == FLIPS
     after, events = act(state, flip(2))
@@ -48,6 +49,7 @@ def test_a_flip_turns_a_side_2_rule_back_to_side_1() -> None:
 
 
 def test_stuck_flip_is_refused_when_a_card_could_be_played() -> None:
+    """R6: the server checks that the player really is stuck."""
     # Red 1 follows Total 10 on the gray 9.
     state = position(hand=["blue 5", "red 1"], tops=("gray 9", "gray 10"), step=Step.B)
     assert not [a for a in legal(state) if a["type"] == "flip_rule"]
@@ -56,6 +58,7 @@ def test_stuck_flip_is_refused_when_a_card_could_be_played() -> None:
 
 
 def test_not_stuck_when_only_the_second_pile_takes_a_card() -> None:
+    """R6: stuck means nothing plays on either pile."""
     # Red 3 follows nothing on the gray 9 (pile 1) but Same Colour on the red 10 (pile 2).
     state = position(hand=["red 3"], tops=("gray 9", "red 10"), step=Step.B)
     assert not [a for a in legal(state) if a["type"] == "flip_rule"]
@@ -64,6 +67,7 @@ def test_not_stuck_when_only_the_second_pile_takes_a_card() -> None:
 
 
 def test_stuck_flip_is_refused_a_second_time_in_one_turn() -> None:
+    """R6: once per turn."""
     # Flipping Plus 1 to Minus 1 still leaves nothing playable: no second flip.
     after, _ = act(stuck(), flip(1))
     assert after.sides == (1, 2, 1)
@@ -73,6 +77,7 @@ def test_stuck_flip_is_refused_a_second_time_in_one_turn() -> None:
 
 
 def test_stuck_flip_is_refused_again_after_a_b_c_repeats_in_the_same_turn() -> None:
+    """R6: once per turn, even if A-B-C repeats."""
     state, _ = act(stuck(), flip(2))
     state, _ = act(state, {"type": "play_to_pile", "card": card("blue", 5), "pile": 1})
     state, _ = act(state, {"type": "end_step"})
@@ -85,6 +90,7 @@ def test_stuck_flip_is_refused_again_after_a_b_c_repeats_in_the_same_turn() -> N
 
 
 def test_the_flip_stays_used_when_the_hand_is_emptied_and_a_repeats() -> None:
+    """R6: a used flip stays used when A-B-C repeats."""
     state = position(hand=["blue 5"], tops=("gray 9", "gray 10"), step=Step.B)
     state, _ = act(state, flip(2))
     state, _ = act(state, {"type": "play_to_pile", "card": card("blue", 5), "pile": 1})
@@ -93,6 +99,7 @@ def test_the_flip_stays_used_when_the_hand_is_emptied_and_a_repeats() -> None:
 
 
 def test_stuck_flip_is_allowed_on_a_repeated_a_b_c_if_not_used_yet() -> None:
+    """R6: an unused flip is open in a repeated B."""
     # Emptying the hand starts A again; if the player is then stuck, the flip is still open.
     state = position(
         hand=["pink 7"],
@@ -107,6 +114,7 @@ def test_stuck_flip_is_allowed_on_a_repeated_a_b_c_if_not_used_yet() -> None:
 
 
 def test_stuck_flip_is_refused_after_a_card_was_played_in_b() -> None:
+    """R6: only right after Action A."""
     state = position(hand=["blue 5", "red 1"], tops=("gray 9", "gray 10"), step=Step.B)
     state, _ = act(state, {"type": "play_to_pile", "card": card("red", 1), "pile": 0})
     assert state.hands[0] == cards("blue 5")  # now stuck, but too late
@@ -116,6 +124,7 @@ def test_stuck_flip_is_refused_after_a_card_was_played_in_b() -> None:
 
 
 def test_stuck_flip_is_refused_outside_action_b() -> None:
+    """R6: the flip belongs to Action B."""
     state = replace(stuck(), step=Step.A)
     with pytest.raises(WrongPhase):
         act(state, flip(0))
@@ -131,6 +140,7 @@ def test_stuck_flip_needs_a_hand_to_be_stuck_with() -> None:
 
 
 def test_the_stuck_flip_is_open_again_on_the_next_turn() -> None:
+    """R6: once per turn: the next turn may flip again."""
     state, _ = act(stuck(), flip(1))
     state, _ = act(state, {"type": "end_step"})
     state, _ = act(state, {"type": "end_step"})

@@ -5,15 +5,30 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+import pytest
+
 from rules.warp99.cards import card
-from rules.warp99.state import Step
+from rules.warp99.state import State, Step
 from tests.rules.warp99.helpers import act, cards, event_types, position
 
 END = {"type": "end_step"}
 RESERVE = [f"orange {v}" for v in range(11)] + [f"yellow {v}" for v in range(11)]
 
 
+def last_deck_card(reserve: list[str]) -> State:
+    """Seat 0 in Action C with five cards in hand and one left in its deck: drawing it up to
+    six empties the deck. The pile tops are tan 9 and tan 10."""
+    return position(
+        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
+        deck=["gray 0"],
+        reserve=reserve,
+        tops=("tan 9", "tan 10"),
+        step=Step.C,
+    )
+
+
 def test_a_deck_running_out_scores_15_and_deals_a_new_deck_of_15_from_the_reserve() -> None:
+    """R8: an empty deck scores 15 and is replaced by 15 from the reserve."""
     state = position(
         hand=["red 4", "blue 2", "green 7"], deck=["gray 0", "gray 1"], reserve=RESERVE, step=Step.C
     )
@@ -29,6 +44,7 @@ def test_a_deck_running_out_scores_15_and_deals_a_new_deck_of_15_from_the_reserv
 
 
 def test_the_15_points_come_the_moment_the_deck_empties_not_at_the_next_draw() -> None:
+    """R8: the moment the deck empties."""
     # Drawing exactly the last card (hand of five) already scores, though nothing more is drawn.
     state = position(hand=["red 4", "blue 2", "green 7", "red 5", "red 6"], deck=["gray 0"])
     state = replace(state, step=Step.C)
@@ -38,6 +54,7 @@ def test_the_15_points_come_the_moment_the_deck_empties_not_at_the_next_draw() -
 
 
 def test_a_deck_running_out_mid_bonus_draw_scores_and_refills_at_once() -> None:
+    """R8: a bonus draw that empties the deck, too."""
     state = position(
         hand=["red 4", "pink 5"],
         tops=("red 6", "blue 9"),
@@ -54,13 +71,8 @@ def test_a_deck_running_out_mid_bonus_draw_scores_and_refills_at_once() -> None:
 
 
 def test_the_reserve_is_rebuilt_from_both_piles_but_their_tops_and_the_scored_pile() -> None:
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=["pink 0", "pink 1", "pink 2"],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    """R8: the reserve is rebuilt from under the pile tops and the scored cards."""
+    state = last_deck_card(reserve=["pink 0", "pink 1", "pink 2"])
     under = (cards("tan 0", "tan 1"), cards("tan 2", "tan 3", "tan 4"))
     state = replace(state, piles=(under[0] + state.piles[0], under[1] + state.piles[1]))
     pool = Counter(under[0] + under[1] + state.scored)
@@ -79,6 +91,7 @@ def test_the_reserve_is_rebuilt_from_both_piles_but_their_tops_and_the_scored_pi
 
 
 def test_the_rebuilt_reserve_is_shuffled() -> None:
+    """R8: the rebuilt reserve is shuffled."""
     state = position(
         hand=["red 4", "blue 2", "green 7", "red 5", "red 6"], deck=["gray 0"], reserve=[]
     )
@@ -92,13 +105,8 @@ def test_the_rebuilt_reserve_is_shuffled() -> None:
 
 
 def test_a_reserve_too_small_even_after_rebuilding_gives_what_there_is() -> None:
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=["pink 0", "pink 1"],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    """R8: short even after rebuilding, the player gets what there is."""
+    state = last_deck_card(reserve=["pink 0", "pink 1"])
     # Everything else is out of reach: in seat 1's deck, and nothing under the piles.
     state = replace(
         state,
@@ -113,14 +121,9 @@ def test_a_reserve_too_small_even_after_rebuilding_gives_what_there_is() -> None
 
 
 def test_a_deck_running_out_scores_15_even_when_no_new_deck_can_be_dealt() -> None:
+    """R8: the 15 points do not wait for a new deck."""
     # The whole supply is empty: no reserve, nothing under the piles, no scored cards.
-    state = position(
-        hand=["red 4", "blue 2", "green 7", "red 5", "red 6"],
-        deck=["gray 0"],
-        reserve=[],
-        tops=("tan 9", "tan 10"),
-        step=Step.C,
-    )
+    state = last_deck_card(reserve=[])
     state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
     after, events = act(state, END)
     assert after.scores[0] == 15
@@ -147,3 +150,30 @@ def test_an_empty_deck_is_refilled_when_the_reserve_has_cards_again_without_poin
     assert after.scores[0] == 0
     assert len(after.hands[0]) == 6
     assert after.decks[0] == cards(*RESERVE[-15:-4])
+
+
+@pytest.mark.xfail(strict=True, reason="R11 is not implemented yet: every emptied deck scores 15")
+def test_ruling_11_a_short_deck_scores_nothing_when_it_runs_out() -> None:
+    """R11: only a deck dealt as a full 15 scores when it runs out; a short one is replaced."""
+    state = last_deck_card(reserve=["pink 0", "pink 1"])
+    # Nothing under the pile tops and no scored cards: the next deck is the two pink cards.
+    state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
+    state, _ = act(state, END)
+    assert state.scores[0] == 15 and state.decks[0] == cards("pink 0", "pink 1")
+    # Seat 0 in Action C again, two cards short of six: the short deck runs out.
+    hand = state.hands[0]
+    state = replace(state, turn=0, step=Step.C, hands=(hand[:4], state.hands[1]), scored=hand[4:])
+    after, events = act(state, END)
+    assert "deck_emptied" in event_types(events)
+    assert after.scores[0] == 15, "no points for a short deck"
+    assert after.decks[0], "it is still replaced (here from the rebuilt reserve)"
+
+
+@pytest.mark.xfail(strict=True, reason="R13 is not implemented yet: a short hand waits for C")
+def test_ruling_13_a_short_hand_tops_up_at_the_start_of_its_turn() -> None:
+    """R13: a hand left short when the supply was dry draws up to six when its turn starts."""
+    state = position(hand=["red 4", "blue 2"], step=Step.C)  # seat 0's own deck holds 9
+    state = replace(state, turn=1)
+    after, _ = act(state, END, seat=1)
+    assert after.turn == 0 and after.step is Step.A
+    assert len(after.hands[0]) == 6

@@ -70,6 +70,7 @@ def test_everyone_sees_rows_scores_sizes_pile_tops_and_rule_sides() -> None:
 
 
 def test_every_shown_card_carries_its_colour_name_and_symbol() -> None:
+    """R1: every shown card has its colour name and symbol."""
     view = GAME.view(position(hand=["light_blue 4"], row=["tan 1"]), 0)
     for shown in (*view["hand"], *view["players"][0]["row"], view["piles"][0]["top"]):
         colour = next(c for c in COLOURS if c.key == shown["colour"])

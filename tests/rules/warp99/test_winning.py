@@ -14,6 +14,7 @@ from tests.rules.warp99.helpers import act, event_types, position
 
 
 def test_reaching_99_by_scoring_a_row_wins_at_once() -> None:
+    """R9: reaching 99 wins at once."""
     state = replace(position(hand=["red 9"], row=["blue 1", "green 2"], seats=3), scores=(95, 1, 2))
     after, events = act(state, {"type": "score_row"})
     assert after.scores == (99, 1, 2)
@@ -28,6 +29,7 @@ def test_reaching_99_by_scoring_a_row_wins_at_once() -> None:
 
 
 def test_98_points_do_not_win() -> None:
+    """R9: 98 is not enough."""
     state = replace(position(hand=["red 9"], row=["blue 1", "green 2"]), scores=(94, 1))
     after, _ = act(state, {"type": "score_row"})
     assert after.scores[0] == 98
@@ -37,6 +39,7 @@ def test_98_points_do_not_win() -> None:
 
 
 def test_going_past_99_also_wins() -> None:
+    """R9: 99 or more."""
     state = replace(position(hand=["red 9"], row=["blue 1", "green 2", "tan 3"]), scores=(97, 1))
     after, _ = act(state, {"type": "score_row"})
     assert after.scores[0] == 106
@@ -44,6 +47,7 @@ def test_going_past_99_also_wins() -> None:
 
 
 def test_the_game_ends_mid_turn_the_moment_99_is_reached_during_a_draw() -> None:
+    """R9: the moment it is reached, even halfway through a draw."""
     # Action C draws three; the first empties the deck (+15 → 99): the rest is never drawn.
     state = position(hand=["red 4", "blue 2", "green 7"], deck=["gray 0"], step=Step.C)
     state = replace(state, scores=(84, 1))
@@ -57,6 +61,7 @@ def test_the_game_ends_mid_turn_the_moment_99_is_reached_during_a_draw() -> None
 
 
 def test_the_game_ends_mid_action_b_when_a_bonus_card_empties_the_deck() -> None:
+    """R9: or halfway through Action B."""
     state = position(
         hand=["red 4", "pink 5"], tops=("red 6", "blue 9"), deck=["gray 3"], step=Step.B
     )
@@ -68,12 +73,14 @@ def test_the_game_ends_mid_action_b_when_a_bonus_card_empties_the_deck() -> None
 
 
 def test_another_seat_can_win_by_its_own_points_only() -> None:
+    """R9: the player who reaches 99 wins, nobody else."""
     state = replace(position(hand=["red 9"], row=["blue 1"], seats=3), scores=(0, 98, 98))
     after, _ = act(state, {"type": "score_row"})
     assert after.winner is None
 
 
 def test_no_action_is_taken_once_the_game_is_over() -> None:
+    """R9: the game has ended."""
     state = replace(position(hand=["red 9"], row=["blue 1", "green 2"]), scores=(95, 1))
     after, _ = act(state, {"type": "score_row"})
     with pytest.raises(GameOver):

@@ -19,6 +19,7 @@ def play(name: str, pile: int) -> dict[str, object]:
 
 
 def test_the_worked_turn_from_the_rules_page() -> None:
+    """R4, R5, R7: the worked turn of the rules page."""
     state = position(
         hand=["green 3", "red 4", "yellow 7", "blue 8", "pink 8", "tan 9"],
         row=["purple 1"],
