@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import httpx
 
 from server import codes
 from server.redis_store import RedisStore
+from tests.redis_process import RedisProcess
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, serve
 
@@ -105,3 +107,39 @@ async def test_room_creation_is_rate_limited_per_client_address() -> None:
         assert other.status_code == 201
         metrics = (await http.get("/metrics")).text
         assert 'parlor_errors_total{code="flood"} 1' in metrics
+
+
+async def test_every_endpoint_answers_503_while_the_store_is_down(
+    redis_proc: RedisProcess,
+) -> None:
+    """The room summary and the room list used to answer 500."""
+    settings = replace(TEST_SETTINGS, redis_timeout=0.3)
+    store = RedisStore(redis_proc.url)
+    async with serve(settings, store) as server, httpx.AsyncClient(base_url=server.http) as http:
+        code = (await http.post("/api/rooms", json={"game": "toy"})).json()["code"]
+        redis_proc.kill()
+        for method, path in (
+            ("GET", f"/api/rooms/{code}"),
+            ("GET", "/api/rooms"),
+            ("POST", "/api/rooms"),
+            ("GET", "/healthz"),
+        ):
+            body = {"game": "toy"} if method == "POST" else None
+            response = await http.request(method, path, json=body)
+            assert response.status_code == 503, (path, response.text)
+        redis_proc.start()
+
+
+async def test_a_body_that_never_arrives_is_answered_408() -> None:
+    """A request that declares 10 bytes and sends 5 used to hold its connection open."""
+    settings = replace(TEST_SETTINGS, body_timeout=0.2)
+    async with serve(settings) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(
+            b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b'Content-Length: 10\r\n\r\n{"ga'
+        )
+        await writer.drain()
+        status = await asyncio.wait_for(reader.readline(), 5)
+        assert status.startswith(b"HTTP/1.1 408"), status
+        writer.close()
