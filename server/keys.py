@@ -24,7 +24,8 @@ def log(code: str) -> str:
 
 
 def presence(code: str) -> str:
-    """Hash: instance id -> msgpack [expires_at, [seat ids connected there]]."""
+    """Hash: instance id -> ``"<expires at, ms since the epoch>|<seat ids, comma-separated>"``
+    (the seats with a connection on that instance; an expired claim counts for nothing)."""
     return f"{PREFIX}:room:{{{code}}}:presence"
 
 
