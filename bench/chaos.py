@@ -48,6 +48,8 @@ RESENDABLE = {"unavailable", "conflict"}
 REDIS_TIMEOUT = 0.5
 #: Seconds without any message before a client checks its link with ``sync``.
 QUIET = 2.0
+#: Move log entries kept per room: far more than a run makes (about 200 versions/s per room).
+LOG_MAX = 1_000_000
 
 
 def now() -> float:
@@ -67,6 +69,8 @@ def serve_process(redis_url: str, port: int, log: Path) -> Process:
         "PARLOR_FLOOD_RATE": "1000",
         "PARLOR_FLOOD_BURST": "1000",
         "PARLOR_CREATE_BURST": "100000",
+        # The audit reads every act from the move log: nothing may be trimmed from it.
+        "PARLOR_LOG_MAX": str(LOG_MAX),
     }
     argv = [sys.executable, "-m", "server.cli", "serve"]
     return Process(argv, ready=http_ok(port), log=log, name=f"parlor:{port}", env=env, cwd=ROOT)
@@ -335,11 +339,19 @@ async def audit(redis_url: str, rooms: list[RoomRun]) -> dict[str, Any]:
     lost: list[dict[str, Any]] = []
     doubled: list[dict[str, Any]] = []
     missed: list[dict[str, Any]] = []
+    #: Rooms whose log is not one entry per version up to the stored one.
+    missed_log: list[dict[str, Any]] = []
+    #: Acks older than the room's first log entry (the log was trimmed): cannot be checked.
+    trimmed = 0
     try:
         for room in rooms:
             stored = await store.load(room.code)
             assert stored is not None, room.code
             entries = [(v, unpack(raw)) for v, raw in await store.log(room.code)]
+            first = entries[0][0] if entries else stored.version + 1
+            gaps = [v for (u, _), (v, _) in itertools.pairwise(entries) if v != u + 1]
+            if gaps or entries[-1][0] != stored.version:
+                missed_log.append({"room": room.code, "breaks_at": gaps[:5], "first": first})
             # Every act in the log by (seat id, seq): one counter per seat for the room's life,
             # so the pair is unique across rounds; the round is counted from start/rematch.
             rnd = 0
@@ -355,6 +367,9 @@ async def audit(redis_url: str, rooms: list[RoomRun]) -> dict[str, Any]:
                     doubled.append({"room": room.code, "seat_id_seq": key, "at": where})
             for p in room.players:
                 for index, seat_id, seq, version in p.acks:
+                    if version < first:
+                        trimmed += 1
+                        continue
                     where = logged.get((seat_id, seq), [])
                     if not any(v == version and seat == index for v, _, seat in where):
                         near = [(v, e) for v, e in entries if abs(v - version) <= 2]
@@ -379,13 +394,20 @@ async def audit(redis_url: str, rooms: list[RoomRun]) -> dict[str, Any]:
                     )
     finally:
         await store.close()
-    return {"lost": lost, "doubled": doubled, "missed": missed}
+    return {
+        "lost": lost,
+        "doubled": doubled,
+        "missed": missed,
+        "log_breaks": missed_log,
+        "trimmed": trimmed,
+    }
 
 
 def longest_stall(rooms: list[RoomRun], faults: list[Fault], until: float) -> dict[str, Any]:
     """The longest gap between two versions any watcher saw (while faults ran), the fault
     that started last before the gap ended, and how far the gap ran past that fault's end."""
     best: dict[str, Any] = {"seconds": 0.0}
+    by_kind: dict[str, float] = {}
     past_fault: dict[str, Any] = {"seconds": 0.0}
     for room in rooms:
         times = [t for t, _ in room.seen if t <= until]
@@ -402,12 +424,14 @@ def longest_stall(rooms: list[RoomRun], faults: list[Fault], until: float) -> di
             }
             if gap > best["seconds"]:
                 best = info
+            name = "none" if fault is None else fault.kind
+            by_kind[name] = max(by_kind.get(name, 0.0), round(gap, 2))
             # Time from the later of (gap start, the last fault's end) to the next version.
             ended = max([t0, *(f.end for f in before if f.end <= t1)])
             excess = t1 - ended
             if excess > past_fault["seconds"]:
                 past_fault = {**info, "seconds": round(excess, 2), "gap": round(gap, 2)}
-    return {"longest_gap": best, "longest_past_fault": past_fault}
+    return {"longest_gap": best, "longest_past_fault": past_fault, "by_fault": by_kind}
 
 
 # -- the run --------------------------------------------------------------------------------------
@@ -485,6 +509,8 @@ async def run(seconds: float, rooms_n: int, seed: int) -> dict[str, Any]:
         "lost": len(found["lost"]),
         "doubled": len(found["doubled"]),
         "versions_missed": len(found["missed"]),
+        "log_breaks": len(found["log_breaks"]),
+        "unverifiable_trimmed": found["trimmed"],
         "stall": stall,
         "faults": dict(Counter(f.kind for f in stats.faults)),
         "fault_log": [
@@ -510,6 +536,8 @@ def table(result: dict[str, Any]) -> str:
         ("lost", result["lost"]),
         ("doubled", result["doubled"]),
         ("versions missed", result["versions_missed"]),
+        ("log breaks", result["log_breaks"]),
+        ("acks older than the log", result["unverifiable_trimmed"]),
         (
             "longest gap",
             f"{gap['seconds']} s ({gap.get('room')} {gap.get('game')}, after {gap.get('fault')})",
@@ -518,6 +546,10 @@ def table(result: dict[str, Any]) -> str:
             "longest past fault end",
             f"{past['seconds']} s ({past.get('room')} {past.get('game')}, "
             f"after {past.get('fault')})",
+        ),
+        (
+            "longest gap by last fault",
+            ", ".join(f"{k} {v} s" for k, v in sorted(stall["by_fault"].items())),
         ),
         ("faults", ", ".join(f"{k} {v}" for k, v in sorted(result["faults"].items()))),
         ("refused", ", ".join(f"{k} {v}" for k, v in sorted(result["refused"].items()))),
@@ -535,7 +567,7 @@ def main() -> None:
     args = parser.parse_args()
     result = asyncio.run(run(args.seconds, args.rooms, args.seed))
     print(table(result))
-    for kind in ("lost", "doubled", "missed"):
+    for kind in ("lost", "doubled", "missed", "log_breaks"):
         for item in result["details"][kind][:5]:
             print(f"{kind}: {item}", file=sys.stderr)
     if result["crashed_tasks"]:
