@@ -343,6 +343,8 @@ async def audit(redis_url: str, rooms: list[RoomRun]) -> dict[str, Any]:
     missed_log: list[dict[str, Any]] = []
     #: Acks older than the room's first log entry (the log was trimmed): cannot be checked.
     trimmed = 0
+    #: Games started (start and rematch entries) per room.
+    rounds: dict[str, int] = {}
     try:
         for room in rooms:
             stored = await store.load(room.code)
@@ -362,6 +364,7 @@ async def audit(redis_url: str, rooms: list[RoomRun]) -> dict[str, Any]:
                 elif entry["kind"] == "act":
                     key = (entry["seat_id"], entry["seq"])
                     logged.setdefault(key, []).append((version, rnd, entry["seat"]))
+            rounds[room.code] = rnd
             for key, where in logged.items():
                 if len(where) > 1:
                     doubled.append({"room": room.code, "seat_id_seq": key, "at": where})
@@ -400,6 +403,7 @@ async def audit(redis_url: str, rooms: list[RoomRun]) -> dict[str, Any]:
         "missed": missed,
         "log_breaks": missed_log,
         "trimmed": trimmed,
+        "rounds": rounds,
     }
 
 
@@ -499,7 +503,10 @@ async def run(seconds: float, rooms_n: int, seed: int) -> dict[str, Any]:
     return {
         "seed": seed,
         "seconds": round(elapsed, 1),
-        "rooms": [{"code": r.code, "game": r.game, "seats": r.seats} for r in rooms],
+        "rooms": [
+            {"code": r.code, "game": r.game, "seats": r.seats, "games": found["rounds"][r.code]}
+            for r in rooms
+        ],
         "moves_acked": stats.acked,
         "duplicate_acks": stats.duplicate_acks,
         "resends": stats.resends,
@@ -528,7 +535,10 @@ def table(result: dict[str, Any]) -> str:
     gap, past = stall["longest_gap"], stall["longest_past_fault"]
     rows = [
         ("seconds of faults", result["seconds"]),
-        ("rooms", len(result["rooms"])),
+        (
+            "rooms (game, seats, games played)",
+            ", ".join(f"{r['game']} {r['seats']} {r['games']}" for r in result["rooms"]),
+        ),
         ("moves acknowledged", result["moves_acked"]),
         ("  of which duplicate acks", result["duplicate_acks"]),
         ("resends (same seq)", result["resends"]),
