@@ -104,7 +104,7 @@ async def create_room(request: Request) -> Response:
         )
     except (ParlorError, RulesError) as exc:
         return _refuse(exc.code, exc.message, 400)
-    info = views.room_info(room, frozenset())
+    info = views.room_info(room, frozenset(), instance.service.clock())
     return JSONResponse({**info, "ws": f"/ws/{room.code}"}, 201)
 
 
@@ -114,7 +114,8 @@ async def room_summary(request: Request) -> Response:
     room = None if code is None else await instance.service.get(code)
     if code is None or room is None:
         return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
-    return JSONResponse(views.room_info(room, await instance.store.presence(code)))
+    presence = await instance.store.presence(code)
+    return JSONResponse(views.room_info(room, presence, instance.service.clock()))
 
 
 async def list_rooms(request: Request) -> Response:
@@ -123,7 +124,8 @@ async def list_rooms(request: Request) -> Response:
     for code in await instance.store.codes(limit=200):
         room = await instance.service.get(code)
         if room is not None:
-            found.append(views.room_info(room, await instance.store.presence(code)))
+            presence = await instance.store.presence(code)
+            found.append(views.room_info(room, presence, instance.service.clock()))
     return JSONResponse(found)
 
 

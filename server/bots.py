@@ -1,17 +1,23 @@
-"""Bot seats and the turn timer.
+"""Bot seats, the turn timer, and seats whose player went away.
 
-Whenever an instance fans out a room it asks :meth:`Bots.consider` whether a bot must move (a
-bot seat, or an away seat, is to act) or a turn timer must run. Several instances may schedule
-the same bot turn; each move is a command bound to the version it was planned for, so the
-compare-and-set lets exactly one of them through and the others find it stale.
+Whenever an instance fans out a room it asks :meth:`Bots.consider` what must happen next
+without anyone's input: a bot move (a bot seat, or an away seat, is to act), a seat whose turn
+timer runs out at the room's ``deadline``, a seat to act whose player has been disconnected
+for the grace period (a bot takes it over until they return), or a host who has been gone for
+the grace period (the first connected person takes over). Several instances may plan the same
+thing; each is a command bound to the version it was planned for, so the compare-and-set lets
+exactly one of them through and the others find it stale. The deadline lives in the room
+record, so an instance that never saw the turn start enforces it all the same.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 
 from server import commands
+from server.commands import Change
 from server.errors import ParlorError, Stale
 from server.rooms import Phase, Room
 from server.service import RoomService
@@ -19,36 +25,61 @@ from server.store import StoreError
 
 log = logging.getLogger(__name__)
 
+Plan = Callable[[Room], Change]
+
 
 class Bots:
-    def __init__(self, service: RoomService, bot_delay: float) -> None:
+    def __init__(self, service: RoomService, bot_delay: float, grace: float = 15.0) -> None:
         self._service = service
         self._delay = bot_delay
-        # code -> (version planned for, timer handles)
-        self._plans: dict[str, tuple[int, list[asyncio.TimerHandle]]] = {}
+        self._grace = grace
+        #: Seat ids connected anywhere, per room (the hub's view of presence).
+        self.presence_of: Callable[[str], frozenset[int]] = lambda code: frozenset()
+        # code -> ((version, presence) planned for, timer handles)
+        self._plans: dict[str, tuple[tuple[int, frozenset[int]], list[asyncio.TimerHandle]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def consider(self, room: Room) -> None:
+    def consider(self, room: Room, presence: frozenset[int] | None = None) -> None:
+        connected = self.presence_of(room.code) if presence is None else presence
+        key = (room.version, connected)
         plan = self._plans.get(room.code)
         if plan is not None:
-            if plan[0] >= room.version:
+            if plan[0][0] > room.version or plan[0] == key:
                 return
             for handle in plan[1]:
                 handle.cancel()
+        loop = asyncio.get_running_loop()
         handles: list[asyncio.TimerHandle] = []
+        version, clock = room.version, self._service.clock
+
+        def later(delay: float, command: Plan, what: str) -> None:
+            handles.append(loop.call_later(max(0.0, delay), self._spawn, room, command, what))
+
+        def timed_out(seat_id: int) -> Plan:
+            return lambda r: commands.timeout(r, version, seat_id, clock())
+
+        def taken_over(seat_id: int) -> Plan:
+            return lambda r: commands.timeout(
+                r, version, seat_id, clock(), connected=self.presence_of(r.code)
+            )
+
         if room.phase is Phase.PLAYING:
-            loop = asyncio.get_running_loop()
             if commands.bot_seats(room):
                 # One bot move at a time: the next is planned from the room this one creates.
-                handles.append(loop.call_later(self._delay, self._spawn, room, True, None))
-            if room.turn_timer > 0:
-                for index in sorted(room.game.to_act(room.state)):
-                    seat = room.seats[index]
-                    if not seat.bot and not seat.away:
-                        handles.append(
-                            loop.call_later(room.turn_timer, self._spawn, room, False, seat.id)
-                        )
-        self._plans[room.code] = (room.version, handles)
+                later(self._delay, lambda r: commands.bot_move(r, version, clock()), "bot")
+            for index in commands.timed_seats(room):
+                sid = room.seats[index].id
+                if room.deadline > 0:
+                    later(room.deadline - clock(), timed_out(sid), "timeout")
+                if sid not in connected:
+                    later(self._grace, taken_over(sid), "takeover")
+        if room.host is not None and room.host not in connected and connected:
+            later(
+                self._grace,
+                lambda r: commands.pass_host(r, version, self.presence_of(r.code), clock()),
+                "host",
+            )
+        self._plans[room.code] = (key, handles)
 
     def forget(self, code: str) -> None:
         plan = self._plans.pop(code, None)
@@ -56,38 +87,30 @@ class Bots:
             for handle in plan[1]:
                 handle.cancel()
 
-    def _spawn(self, room: Room, bot: bool, timed_out: int | None) -> None:
-        task = asyncio.get_running_loop().create_task(self._move(room, bot, timed_out))
+    def _spawn(self, room: Room, command: Plan, what: str) -> None:
+        task = asyncio.get_running_loop().create_task(self._run(room, command, what))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _move(self, room: Room, bot: bool, timed_out: int | None) -> None:
-        version, clock = room.version, self._service.clock
+    async def _run(self, room: Room, command: Plan, what: str) -> None:
         try:
-            if bot:
-                await self._service.change(
-                    room.code, lambda r: commands.bot_move(r, version, clock())
-                )
-                self._service.metrics.bot_moves += 1
-            elif timed_out is not None:
-                await self._service.change(
-                    room.code, lambda r: commands.timeout(r, version, timed_out, clock())
-                )
+            await self._service.change(room.code, command)
+            if what != "host":
                 self._service.metrics.bot_moves += 1
         except Stale:
-            pass  # another instance (or a player) moved first
+            pass  # another instance (or a player) moved first, or the player came back
         except ParlorError as exc:
             # The room is gone or busy: the next look at it plans the move again.
-            log.info("bot move in %s skipped: %s", room.code, exc.message)
+            log.info("%s in %s skipped: %s", what, room.code, exc.message)
             self._unplan(room)
         except StoreError as exc:
-            log.warning("bot move in %s failed: %s", room.code, exc)
+            log.warning("%s in %s failed: %s", what, room.code, exc)
             self._unplan(room)
 
     def _unplan(self, room: Room) -> None:
         """Let the next look at this room (a notice or the heartbeat) plan the move again."""
         plan = self._plans.get(room.code)
-        if plan is not None and plan[0] == room.version:
+        if plan is not None and plan[0][0] == room.version:
             del self._plans[room.code]
 
     async def close(self) -> None:

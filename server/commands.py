@@ -35,6 +35,7 @@ from server.protocol import (
     Options,
     Rematch,
     Sequenced,
+    SitOut,
     Start,
 )
 from server.rooms import ChatLine, Phase, Room, Seat
@@ -94,7 +95,43 @@ class Change:
 
 
 def _bump(room: Room, now: float, **changes: Any) -> Room:
-    return replace(room, version=room.version + 1, changed_at=now, **changes)
+    new = replace(room, version=room.version + 1, changed_at=now, **changes)
+    deadline = turn_deadline(room, new, now)
+    return new if deadline == new.deadline else replace(new, deadline=deadline)
+
+
+def turn_deadline(old: Room, new: Room, now: float) -> float:
+    """When the seats to act in ``new`` run out of time (0: no timer runs).
+
+    The clock starts again when the game moves on, the timer changes, or a seat that must
+    act becomes one a person plays; a chat line or a lock leaves it running."""
+    if new.phase is not Phase.PLAYING or new.turn_timer <= 0 or not timed_seats(new):
+        return 0.0
+    if old.deadline and new.state is old.state and new.turn_timer == old.turn_timer:
+        return old.deadline
+    return now + new.turn_timer
+
+
+def timed_seats(room: Room) -> list[int]:
+    """Seat indexes to act that a person plays (a turn timer runs for them)."""
+    if room.phase is not Phase.PLAYING:
+        return []
+    seats = room.seats
+    return [
+        i for i in sorted(room.game.to_act(room.state)) if not seats[i].bot and not seats[i].away
+    ]
+
+
+#: The turn timer a new room gets unless its creator says otherwise, per game: long enough
+#: for a person to think, short enough that a friend who fell asleep does not hold the table.
+#: Number Swap's turns are one or two taps; a Warp 99 turn has three steps (A, B, C) and may
+#: chain several plays; Floor's turns are a single play or a draw.
+DEFAULT_TURN_TIMERS = {"numberswap": 45.0, "warp99": 90.0, "floor": 30.0}
+FALLBACK_TURN_TIMER = 60.0
+
+
+def default_turn_timer(game_id: str) -> float:
+    return DEFAULT_TURN_TIMERS.get(game_id, FALLBACK_TURN_TIMER)
 
 
 def _with_seat(room: Room, index: int, seat: Seat) -> tuple[Seat, ...]:
@@ -204,7 +241,7 @@ def create(
     code: str,
     game_id: str,
     options: Mapping[str, Any] | None,
-    turn_timer: float,
+    turn_timer: float | None,
     ctx: Context,
     *,
     secret: str,
@@ -216,7 +253,8 @@ def create(
     except KeyError:
         raise RoomError(ErrorCode.BAD_MESSAGE, f"There is no game {game_id!r}") from None
     parsed = game.parse_options(options).model_dump(mode="json")
-    timer = check_turn_timer(turn_timer, ctx.limits)
+    wanted = default_turn_timer(game_id) if turn_timer is None else turn_timer
+    timer = check_turn_timer(wanted, ctx.limits)
     return rooms.new_room(
         code, game_id, parsed, timer, ctx.now, secret=secret, created_by=created_by
     )
@@ -272,7 +310,7 @@ def back(room: Room, seat_id: int, now: float) -> Change:
     index, seat = _seat(room, seat_id)
     if not seat.away:
         return Change(room, None, seat_id)
-    seats = _with_seat(room, index, replace(seat, away=False))
+    seats = _with_seat(room, index, replace(seat, away=False, covered=0))
     return Change(_bump(room, now, seats=seats), {"kind": "back", "seat_id": seat_id}, seat_id)
 
 
@@ -313,7 +351,10 @@ def configure(
     timer_range: tuple[float, float],
 ) -> Change:
     _require_host(room, by)
-    _require_phase(room, Phase.LOBBY, Phase.FINISHED)
+    # Options shape the deal, so they wait for the lobby or the end; the timer may change
+    # at any time (a host who sees a friend struggling, or one who fell asleep).
+    if options is not None:
+        _require_phase(room, Phase.LOBBY, Phase.FINISHED)
     changes: dict[str, Any] = {}
     if options is not None:
         parsed = room.game.parse_options({**room.options, **options})
@@ -377,7 +418,8 @@ def _act(room: Room, seat_id: int, raw_action: Any, now: float) -> Change:
     _require_phase(room, Phase.PLAYING)
     game = room.game
     action = game.parse_action(raw_action)
-    played = _play(room, index, action, now, _with_seat(room, index, replace(seat, away=False)))
+    back = replace(seat, away=False, covered=0)
+    played = _play(room, index, action, now, _with_seat(room, index, back))
     entry = {"kind": "act", "seat": index, "seat_id": seat_id, "action": game.dump_action(action)}
     return replace(played, entry=entry)
 
@@ -406,6 +448,7 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
     Start: lambda r, sid, m, ctx: start(r, sid, ctx.seed, ctx.now),
     Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx.seed, ctx.now),
     Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now),
+    SitOut: lambda r, sid, m, ctx: sit_out(r, sid, m.id, ctx.now),
     Back: lambda r, sid, m, ctx: back(r, sid, ctx.now),
 }
 
@@ -446,7 +489,12 @@ def bot_move(room: Room, expected_version: int, now: float) -> Change:
             action = _bot_action(room, index)
             if action is None:
                 continue
-            played = _play(room, index, action, now, room.seats)
+            seats = room.seats
+            if seats[index].away:
+                seats = _with_seat(
+                    room, index, replace(seats[index], covered=seats[index].covered + 1)
+                )
+            played = _play(room, index, action, now, seats)
         except RulesError:
             continue
         entry = {
@@ -459,32 +507,70 @@ def bot_move(room: Room, expected_version: int, now: float) -> Change:
     raise Stale()
 
 
-def timeout(room: Room, expected_version: int, seat_id: int, now: float) -> Change:
-    """The turn timer ran out for a seat: mark it away and let a bot play this turn for it."""
+def timeout(
+    room: Room,
+    expected_version: int,
+    seat_id: int,
+    now: float,
+    *,
+    connected: frozenset[int] | None = None,
+) -> Change:
+    """A person's seat to act gets a bot, for now: mark it away and play this turn for it.
+
+    Without ``connected`` this is the turn timer running out. With it, it is the takeover
+    of a seat whose player has been disconnected for the grace period: refused (stale) if
+    the player is connected again. Either way the seat's player gets it back by acting,
+    resuming or sending ``back``."""
     index = room.index_of(seat_id)
     if (
         room.version != expected_version
         or index is None
-        or room.phase is not Phase.PLAYING
-        or room.turn_timer <= 0
-        or room.seats[index].bot
-        or room.seats[index].away
-        or index not in room.game.to_act(room.state)
+        or index not in timed_seats(room)
+        or (connected is None and room.turn_timer <= 0)
+        or (connected is not None and seat_id in connected)
     ):
         raise Stale()
-    seats = _with_seat(room, index, replace(room.seats[index], away=True))
+    kind = "timeout" if connected is None else "takeover"
+    away = replace(room.seats[index], away=True, covered=0)
     action = _bot_action(room, index)
     if action is None:
         # Nothing the seat must do: it is only marked away (bots play it from now on).
+        seats = _with_seat(room, index, away)
         return Change(_bump(room, now, seats=seats), {"kind": "away", "seat_id": seat_id})
+    seats = _with_seat(room, index, replace(away, covered=1))
     played = _play(room, index, action, now, seats)
     entry = {
-        "kind": "timeout",
+        "kind": kind,
         "seat": index,
         "seat_id": seat_id,
         "action": room.game.dump_action(action),
     }
     return replace(played, entry=entry, seat_id=None)
+
+
+def pass_host(room: Room, expected_version: int, connected: frozenset[int], now: float) -> Change:
+    """The host has been gone for the grace period: the first connected person takes over."""
+    if room.version != expected_version or room.host is None or room.host in connected:
+        raise Stale()
+    heir = next((s.id for s in room.seats if not s.bot and s.id in connected), None)
+    if heir is None:
+        raise Stale()
+    return Change(_bump(room, now, host=heir), {"kind": "give_host", "seat_id": heir})
+
+
+def sit_out(room: Room, by: int | None, target: int, now: float) -> Change:
+    """The host lets a bot play for a person's seat (they get it back by coming back)."""
+    _require_host(room, by)
+    _require_phase(room, Phase.PLAYING)
+    index, seat = _seat(room, target)
+    if seat.bot:
+        raise RoomError(ErrorCode.BAD_MESSAGE, "That seat is a bot already")
+    if target == by:
+        raise RoomError(ErrorCode.BAD_MESSAGE, "The host cannot hand their own seat to a bot")
+    if seat.away:
+        return Change(room, None, by)
+    seats = _with_seat(room, index, replace(seat, away=True, covered=0))
+    return Change(_bump(room, now, seats=seats), {"kind": "sit_out", "seat_id": target}, by)
 
 
 # -- the store went back in time -------------------------------------------------------------

@@ -153,6 +153,9 @@ class Settings:
     presence_ttl: float = 30.0
     #: Move log entries kept per room (approximate trim).
     log_max: int = 10_000
+    #: Seconds a person may be disconnected while it is their turn (or while they are host)
+    #: before a bot plays for them (or host passes to someone connected).
+    away_grace: float = 15.0
     #: Seconds between the checks that every room served here is what the store holds
     #: (the bound on how long a missed notice can keep a client behind).
     check_interval: float = 1.0

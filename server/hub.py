@@ -61,6 +61,7 @@ class Hub:
         self._tasks: set[asyncio.Task[None]] = set()
         self._heartbeat: asyncio.Task[None] | None = None
         self._checker: asyncio.Task[None] | None = None
+        bots.presence_of = lambda code: self._presence.get(code, frozenset())
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
@@ -156,7 +157,7 @@ class Hub:
                     self.refresh(code)
                 room = self._service.cached(code)
                 if room is not None and code in self._rooms:
-                    self._bots.consider(room)
+                    self._bots.consider(room, self._presence.get(code, frozenset()))
 
     async def _check(self) -> None:
         """Every ``check_interval``, compare the stored stamp of each room served here with
@@ -284,12 +285,12 @@ class Hub:
             due.append((conn, index))
         if due:
             self._send_states(room, presence, due)
-        self._bots.consider(room)
+        self._bots.consider(room, self._presence.get(code, frozenset()))
 
     def _send_states(
         self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
     ) -> None:
-        info = views.room_info(room, presence)
+        info = views.room_info(room, presence, self._service.clock())
         seat_views = views.seat_views(
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )

@@ -37,7 +37,7 @@ class Instance:
         self.metrics = Metrics()
         self.create_limit = PerKeyLimit(settings.create_rate, settings.create_burst)
         self.service = RoomService(self.store, settings, self.metrics, self.id)
-        self.bots = Bots(self.service, settings.bot_delay)
+        self.bots = Bots(self.service, settings.bot_delay, settings.away_grace)
         self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)
         self.service.on_saved = self.hub.on_saved
         self.service.on_loaded = self.hub.on_loaded

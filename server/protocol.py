@@ -134,6 +134,13 @@ class Kick(Sequenced):
     id: StrictInt
 
 
+class SitOut(Sequenced):
+    """The host lets a bot play a person's seat (during play) until they come back."""
+
+    type: Literal["sit_out"]
+    id: StrictInt
+
+
 class GiveHost(Sequenced):
     type: Literal["give_host"]
     id: StrictInt
@@ -173,6 +180,7 @@ ClientMessage = Annotated[
     | Options
     | AddBot
     | Kick
+    | SitOut
     | GiveHost
     | Lock
     | Start
@@ -184,7 +192,7 @@ ClientMessage = Annotated[
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot),
-    *(Kick, GiveHost, Lock, Start, Rematch, Leave, Back, Sync),
+    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Leave, Back, Sync),
 )
 _TYPE_OF: dict[type[_Message], str] = {
     m: m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
@@ -202,7 +210,8 @@ class CreateRoom(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     game: StrictStr
     options: dict[str, Any] | None = None
-    turn_timer: Seconds = 0.0
+    #: Seconds a seat has to act; 0 = off; left out = the game's default.
+    turn_timer: Seconds | None = None
     #: Optional: a creation resent with the same key returns the room it made the first time.
     key: Key | None = None
 

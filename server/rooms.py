@@ -35,6 +35,9 @@ class Seat:
     #: (seq, version it produced) of the seat's latest commands, newest last: a resent command
     #: is answered with its original result.
     acks: tuple[tuple[int, int], ...] = ()
+    #: Moves a bot has played for this seat since it was last marked away (shown to the
+    #: player when they come back).
+    covered: int = 0
 
     @property
     def bot(self) -> bool:
@@ -77,6 +80,9 @@ class Room:
     secret: str = ""
     #: Digest of the key the room was created with (a resent creation finds its room).
     created_by: str = ""
+    #: Server time (seconds since the epoch) when the seats to act run out of time; 0 when
+    #: no turn timer runs. In the record, so any instance enforces it, after any restart.
+    deadline: float = 0.0
 
     @property
     def game(self) -> Game[Any, Any]:
@@ -154,6 +160,7 @@ def encode(room: Room) -> bytes:
             "changed_at": room.changed_at,
             "secret": room.secret,
             "created_by": room.created_by,
+            "deadline": room.deadline,
         }
     )
 
@@ -181,9 +188,11 @@ def decode(data: bytes) -> Room:
         changed_at=raw["changed_at"],
         secret=raw.get("secret", ""),
         created_by=raw.get("created_by", ""),
+        deadline=raw.get("deadline", 0.0),
     )
 
 
 def _seat(raw: list[Any]) -> Seat:
     acks = tuple((int(s), int(v)) for s, v in raw[5]) if len(raw) > 5 else ()
-    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks)
+    covered = raw[6] if len(raw) > 6 else 0
+    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered)

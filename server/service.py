@@ -130,7 +130,7 @@ class RoomService:
         self,
         game_id: str,
         options: dict[str, Any] | None,
-        turn_timer: float = 0.0,
+        turn_timer: float | None = None,
         key: str | None = None,
     ) -> Room:
         """A new room; a creation resent with the same ``key`` returns the room it made.

@@ -12,8 +12,12 @@ from typing import Any
 from server.rooms import Room
 
 
-def room_info(room: Room, connected: frozenset[int]) -> dict[str, Any]:
-    """Public facts about the room: the same for every connection."""
+def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, Any]:
+    """Public facts about the room: the same for every connection.
+
+    ``deadline`` is when the seats to act run out of time (0: no timer runs), on the server's
+    clock, and ``now`` is the server's clock as the message was made: a client counts down
+    ``deadline - now`` from when it received the message, whatever its own clock says."""
     return {
         "code": room.code,
         "game": room.game_id,
@@ -23,6 +27,8 @@ def room_info(room: Room, connected: frozenset[int]) -> dict[str, Any]:
         "locked": room.locked,
         "options": room.options,
         "turn_timer": room.turn_timer,
+        "deadline": room.deadline,
+        "now": now,
         "round": room.round,
         "seats": [
             {
@@ -32,6 +38,7 @@ def room_info(room: Room, connected: frozenset[int]) -> dict[str, Any]:
                 "bot": seat.bot,
                 "away": seat.away,
                 "connected": seat.id in connected,
+                "covered": seat.covered,
             }
             for index, seat in enumerate(room.seats)
         ],
