@@ -171,6 +171,12 @@ class Sync(_Message):
     type: Literal["sync"]
 
 
+class Ping(_Message):
+    """A heartbeat: answered with ``pong`` at once, at any time (even before joining)."""
+
+    type: Literal["ping"]
+
+
 ClientMessage = Annotated[
     Join
     | Resume
@@ -187,12 +193,13 @@ ClientMessage = Annotated[
     | Rematch
     | Leave
     | Back
-    | Sync,
+    | Sync
+    | Ping,
     Field(discriminator="type"),
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot),
-    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Leave, Back, Sync),
+    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Leave, Back, Sync, Ping),
 )
 _TYPE_OF: dict[type[_Message], str] = {
     m: m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]

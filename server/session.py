@@ -32,6 +32,7 @@ from server.protocol import (
     ErrorCode,
     Join,
     Leave,
+    Ping,
     Resume,
     Sequenced,
     Sync,
@@ -143,7 +144,9 @@ class Session:
         return self.conn.seat_id
 
     async def dispatch(self, message: ClientMessage) -> None:
-        if isinstance(message, Join | Resume | Watch):
+        if isinstance(message, Ping):
+            self.conn.send({"type": "pong"})
+        elif isinstance(message, Join | Resume | Watch):
             if self.bound:
                 raise RoomError(ErrorCode.ALREADY_JOINED, "This connection is already in the room")
             await self._enter(message)

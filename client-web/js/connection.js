@@ -13,12 +13,12 @@ import { decode } from "../vendor/msgpack/decode.mjs";
 import { encode } from "../vendor/msgpack/encode.mjs";
 
 /** Message types the server sends (server/session.py, server/hub.py). Anything else is a bug. */
-export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error", "left"]);
+export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error", "left", "pong"]);
 
 /** Commands of a seated player: each carries a `seq` (docs/protocol.md). */
 export const SEQUENCED = new Set([
-  "act", "chat", "options", "add_bot", "kick", "give_host", "lock", "start", "rematch",
-  "leave", "back",
+  "act", "chat", "options", "add_bot", "kick", "sit_out", "give_host", "lock", "start",
+  "rematch", "leave", "back",
 ]);
 
 /** Answers after which the same command is sent again (it may not have been applied). */

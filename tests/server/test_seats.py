@@ -134,3 +134,10 @@ async def test_chat_is_kept_and_limited(server: RunningServer) -> None:
     for _ in range(6):
         await bob.send({"type": "chat", "text": "spam"})
     await bob.error("flood")
+
+
+async def test_a_ping_is_answered_with_a_pong_even_before_joining(server: RunningServer) -> None:
+    code = await create_room(server.http, "toy")
+    client = await Client.open(server.ws, code)
+    await client.send({"type": "ping"})
+    assert (await client.recv())["type"] == "pong"
