@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from rules.codec import pack
 from rules.contract import Event
 from rules.errors import RulesError
 from rules.registry import get_game
@@ -84,10 +85,13 @@ class Change:
     seat_id: int | None = None
     events: tuple[Event, ...] = ()
     version: int | None = None
+    #: Set when this send is the one that applied it, though the save's reply was lost and
+    #: the room had to be read again to find out (so it is not a duplicate to the sender).
+    settled: bool = False
 
     @property
     def duplicate(self) -> bool:
-        return self.entry is None
+        return self.entry is None and not self.settled
 
     @property
     def result_version(self) -> int:
@@ -204,17 +208,33 @@ def seat_token(room: Room, key: str) -> str:
 # -- exactly once --------------------------------------------------------------------------------
 
 
-def sequenced(room: Room, seat_id: int, seq: int, run: Callable[[Room], Change]) -> Change:
+def command_digest(kind: str, body: Any) -> str:
+    """What identifies a command's content, to tell a resend from a new command that reuses
+    its number (two tabs of one seat counting on their own)."""
+    return hashlib.sha256(pack([kind, body])).hexdigest()[:16]
+
+
+def sequenced(
+    room: Room, seat_id: int, seq: int, run: Callable[[Room], Change], digest: str = ""
+) -> Change:
     """Run a seated player's command exactly once per (seat, seq).
 
-    A ``seq`` the seat has used is answered with its original version and changes nothing;
-    one too far ahead is refused so that a seat can never run out of numbers. The applied
-    ``seq`` is recorded in the same change, so the compare-and-set that saves the change is
-    also what makes it exactly-once, on any instance."""
+    A ``seq`` the seat has used is answered with its original version and changes nothing —
+    unless the seat remembers that number for a different command (``digest``): then it is
+    refused with ``seq_reused`` and the seat's ``last_seq``, so the sender renumbers it
+    instead of losing it. One too far ahead is refused so that a seat can never run out of
+    numbers. The applied ``seq`` is recorded in the same change, so the compare-and-set that
+    saves the change is also what makes it exactly-once, on any instance."""
     _, seat = _seat(room, seat_id)
     if seq <= seat.last_seq:
-        original = next((v for s, v in seat.acks if s == seq), None)
-        return Change(room, None, seat_id, version=original)
+        known = next((a for a in seat.acks if a[0] == seq), None)
+        if known is not None and digest and known[2] and known[2] != digest:
+            raise RoomError(
+                ErrorCode.SEQ_REUSED,
+                f"Number {seq} was used for another command; the next one is {seat.last_seq + 1}",
+                last_seq=seat.last_seq,
+            )
+        return Change(room, None, seat_id, version=None if known is None else known[1])
     if seq > seat.last_seq + MAX_SEQ_STEP:
         raise RoomError(
             ErrorCode.BAD_SEQ,
@@ -228,7 +248,7 @@ def sequenced(room: Room, seat_id: int, seq: int, run: Callable[[Room], Change])
     index = new.index_of(seat_id)
     if index is not None:
         seat = new.seats[index]
-        acks = (*seat.acks, (seq, new.version))[-ACKS_KEPT:]
+        acks = (*seat.acks, (seq, new.version, digest))[-ACKS_KEPT:]
         stamped = replace(seat, last_seq=seq, acks=acks)
         new = replace(new, seats=_with_seat(new, index, stamped))
     return replace(change, room=new, entry={**change.entry, "seq": seq})
@@ -426,7 +446,8 @@ def _act(room: Room, seat_id: int, raw_action: Any, now: float) -> Change:
 
 def act(room: Room, seat_id: int, seq: int, raw_action: Any, now: float) -> Change:
     """A player's action, applied exactly once per (seat, seq)."""
-    return sequenced(room, seat_id, seq, lambda r: _act(r, seat_id, raw_action, now))
+    digest = command_digest("act", raw_action)
+    return sequenced(room, seat_id, seq, lambda r: _act(r, seat_id, raw_action, now), digest)
 
 
 # -- the table: one pure command per seated message ----------------------------------------------
@@ -455,8 +476,14 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
 
 def seated(room: Room, seat_id: int, message: Sequenced, ctx: Context) -> Change:
     """A seated player's message as one exactly-once command (see :func:`sequenced`)."""
+    if isinstance(message, Leave) and room.index_of(seat_id) is None:
+        # The seat is gone: this leave (resent after a lost reply) or a kick came first.
+        return Change(room, None, seat_id)
     command = SEATED[type(message)]
-    return sequenced(room, seat_id, message.seq, lambda r: command(r, seat_id, message, ctx))
+    digest = command_digest("m", message.model_dump(mode="json", exclude={"seq"}))
+    return sequenced(
+        room, seat_id, message.seq, lambda r: command(r, seat_id, message, ctx), digest
+    )
 
 
 # -- bots and timers -----------------------------------------------------------------------------

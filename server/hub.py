@@ -175,13 +175,24 @@ class Hub:
                 continue
             for code in codes:
                 stamp = stamps.get(code)
-                if code not in self._rooms:
+                conns = self._rooms.get(code)
+                if not conns:
                     continue
                 if stamp is None or not self._service.holds(stamp, code):
                     self._metrics.caught_up += 1
                     self.refresh(code)
-                elif stamp.version != self._sent.get(code, 0):
+                elif stamp.version != self._sent.get(code, 0) or any(
+                    c.sent_version < stamp.version for c in conns
+                ):
+                    # A connection can be behind what the room sent (its first snapshot
+                    # failed while the store was down, a sync that could not be answered).
                     self.refresh(code)
+                else:
+                    room = self._service.cached(code)
+                    if room is not None:
+                        # A bot move or timer dropped while the store was down is planned
+                        # again here, not only at the next presence heartbeat.
+                        self._bots.consider(room, self._presence.get(code, frozenset()))
 
     # -- changes -------------------------------------------------------------------------------
 

@@ -34,6 +34,7 @@ class ErrorCode(StrEnum):
     BAD_TOKEN = "bad_token"
     NOT_YOUR_SEAT = "not_your_seat"
     BAD_SEQ = "bad_seq"
+    SEQ_REUSED = "seq_reused"
     KICKED = "kicked"
     # The room
     NO_ROOM = "no_room"

@@ -51,7 +51,12 @@ return 1
 # ARGV: expected tag, version, data, entry, ttl_ms, log_max, channel, notice, new tag
 _SAVE = """
 local t = redis.call('HGET', KEYS[1], 't')
-if not t then return 0 end
+if not t then
+  -- A record written before tags existed: its tag is its version (see legacy_tag).
+  local v = redis.call('HGET', KEYS[1], 'v')
+  if not v then return 0 end
+  t = 'v' .. v
+end
 if t ~= ARGV[1] then return -1 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 't', ARGV[9], 'data', ARGV[3])
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[2], 'e', ARGV[4])
@@ -71,6 +76,12 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
 return 1
 """
+
+
+def _tag(tag: bytes | None, version: bytes) -> str:
+    """A record's tag; one written before tags existed counts as tagged ``v<version>``, as the
+    save script sees it too, so rooms from an older release carry on after an upgrade."""
+    return tag.decode() if tag else f"v{version.decode()}"
 
 
 class RedisStore(Store):
@@ -134,7 +145,7 @@ class RedisStore(Store):
                         kind = message.get("type")
                         if kind == "subscribe":
                             if ready.is_set():
-                                on_notice(Notice(NoticeKind.RESYNC, "*", 0, ""))
+                                self._hand(on_notice, Notice(NoticeKind.RESYNC, "*", 0, ""))
                             ready.set()
                             delay = 0.05
                         elif kind == "message":
@@ -157,7 +168,15 @@ class RedisStore(Store):
         except (ValueError, UnicodeDecodeError):
             log.warning("ignoring a malformed notice: %r", data)
             return
-        on_notice(notice)
+        RedisStore._hand(on_notice, notice)
+
+    @staticmethod
+    def _hand(on_notice: NoticeHandler, notice: Notice) -> None:
+        try:
+            on_notice(notice)
+        except Exception:
+            # One bad notice must not end the listener (and with it every notice after).
+            log.exception("handling notice %r failed", notice)
 
     async def close(self) -> None:
         if self._listener is not None:
@@ -192,7 +211,7 @@ class RedisStore(Store):
         )
         if version is None or data is None:
             return None
-        return Stored(int(version), data, (tag or b"").decode())
+        return Stored(int(version), data, _tag(tag, version))
 
     async def save(
         self,
@@ -235,7 +254,7 @@ class RedisStore(Store):
                 pipe.hmget(keys.room(code), ["v", "t"])
             rows = await self._call(pipe.execute())
         return {
-            code: None if version is None else Stamp(int(version), (tag or b"").decode())
+            code: None if version is None else Stamp(int(version), _tag(tag, version))
             for code, (version, tag) in zip(codes, rows, strict=True)
         }
 

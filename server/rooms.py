@@ -32,9 +32,10 @@ class Seat:
     away: bool = False
     #: The last client sequence number applied for this seat (commands apply exactly once).
     last_seq: int = 0
-    #: (seq, version it produced) of the seat's latest commands, newest last: a resent command
-    #: is answered with its original result.
-    acks: tuple[tuple[int, int], ...] = ()
+    #: (seq, version it produced, digest of the command) of the seat's latest commands,
+    #: newest last: a resent command is answered with its original result, and a number
+    #: reused for another command is told apart.
+    acks: tuple[tuple[int, int, str], ...] = ()
     #: Moves a bot has played for this seat since it was last marked away (shown to the
     #: player when they come back).
     covered: int = 0
@@ -193,6 +194,7 @@ def decode(data: bytes) -> Room:
 
 
 def _seat(raw: list[Any]) -> Seat:
-    acks = tuple((int(s), int(v)) for s, v in raw[5]) if len(raw) > 5 else ()
+    kept = raw[5] if len(raw) > 5 else ()
+    acks = tuple((int(a[0]), int(a[1]), str(a[2]) if len(a) > 2 else "") for a in kept)
     covered = raw[6] if len(raw) > 6 else 0
     return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered)

@@ -16,7 +16,7 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rules.codec import pack
@@ -82,6 +82,9 @@ class RoomService:
         #: One lock per room with changes in flight here: changes from this instance's own
         #: connections queue up instead of racing each other through the compare-and-set.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        #: Saves this instance made per cached room: a read that a save overtook (its reply
+        #: came later) may be older than the cache, and must not replace it.
+        self._saves: dict[str, int] = {}
         #: The version a save in flight here will write, per room (its notice can overtake
         #: the reply; the reply, or the reload after a lost one, fans it out).
         self._saving: dict[str, int] = {}
@@ -101,6 +104,7 @@ class RoomService:
         if len(self._cache) > CACHE_SIZE:
             old, _ = self._cache.popitem(last=False)
             self._heard.pop(old, None)
+            self._saves.pop(old, None)
 
     def cached(self, code: str) -> Room | None:
         entry = self._cache.get(code)
@@ -117,6 +121,7 @@ class RoomService:
     def forget(self, code: str) -> None:
         self._cache.pop(code, None)
         self._heard.pop(code, None)
+        self._saves.pop(code, None)
 
     def heard(self, code: str, version: int) -> None:
         """Another instance announced ``version`` of room ``code``."""
@@ -166,14 +171,22 @@ class RoomService:
 
     async def get(self, code: str) -> Room | None:
         """The room as the store has it now (decoded only if the cache does not hold it)."""
+        saves = self._saves.get(code, 0)
         stored = await self.store.load(code)
+        cached = self._cache.get(code)
+        if cached is not None and self._saves.get(code, 0) != saves:
+            # This instance saved the room while the read was under way: the read may be
+            # from before that save. The save is in the store; the periodic check finds any
+            # write made after it.
+            return cached.room
         if stored is None:
             self.forget(code)
             return None
-        cached = self._cache.get(code)
         if cached is not None and cached.tag == stored.tag:
             return cached.room
         room = rooms.decode(stored.data)
+        if room.version < self._heard.get(code, 0):
+            self._heard[code] = room.version  # the store went back: forget what was heard
         self._remember(room, stored.tag)
         self.on_loaded(room)
         return room
@@ -194,12 +207,14 @@ class RoomService:
         # A refusal judged on a room that is the newest this instance has heard of is final;
         # one judged on a room that may be behind another instance is judged again.
         fresh = cached is not None and self._current(cached.room)
-        reply_lost = False
+        loaded = False
+        #: The version a save whose reply was lost would have written.
+        attempted: int | None = None
         for _ in range(self.settings.max_retries):
             if cached is None:
                 room = await self.get(code)
                 cached = self._cache.get(code)
-                fresh = True
+                fresh = loaded = True
                 if room is None or cached is None:
                     raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
             room = cached.room
@@ -212,6 +227,14 @@ class RoomService:
                 cached = None
                 continue
             if change.entry is None:
+                if not loaded:
+                    # "Already applied", judged on the cache: make sure the store still
+                    # holds that room (one that went back in time lost the command, which
+                    # is then applied now).
+                    cached = None
+                    continue
+                if attempted is not None and change.version == attempted:
+                    return replace(change, settled=True)
                 return change
             new = change.room
             entry = pack({**change.entry, "at": new.changed_at})
@@ -238,15 +261,16 @@ class RoomService:
                 # The reply was lost: the save may have happened. Read the room again: a
                 # command that did apply is recognised there (its seq, its join key, the
                 # version a bot move was planned for) and answered with its first result.
-                if reply_lost:
+                if attempted is not None:
                     raise
-                reply_lost = True
+                attempted = new.version
                 self.metrics.lost_replies += 1
                 cached = None
                 continue
             finally:
                 self._saving.pop(code, None)
             self.metrics.changes += 1
+            self._saves[code] = self._saves.get(code, 0) + 1
             self._remember(new, tag)
             self.on_saved(new)
             return change

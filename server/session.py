@@ -170,9 +170,14 @@ class Session:
             # Stop the fan-out first so this connection is not told its own seat was revoked.
             self.hub.detach(self.conn)
         ctx = self.service.context()
-        change = await self.service.change(
-            self.code, lambda r: commands.seated(r, seat_id, message, ctx)
-        )
+        try:
+            change = await self.service.change(
+                self.code, lambda r: commands.seated(r, seat_id, message, ctx)
+            )
+        except (ParlorError, RulesError, StoreError):
+            if isinstance(message, Leave):
+                await self.hub.attach(self.conn, self.code)  # still seated: keep it informed
+            raise
         self.conn.send(
             {
                 "type": "ack",

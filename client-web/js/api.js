@@ -22,13 +22,31 @@ export async function fetchGames() {
   return json(await fetch("/api/games"));
 }
 
-/** Create a room; resolves to its public summary (with `code`). */
+/** A random key for one room creation: a resend with it returns the same room. */
+function creationKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * Create a room; resolves to its public summary (with `code`). A request whose answer is lost
+ * (the network failed) is sent once more with the same key, which finds the room it made.
+ */
 export async function createRoom(game, options, turnTimer) {
-  const response = await fetch("/api/rooms", {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ game, options, turn_timer: turnTimer }),
-  });
+  const body = { game, options, key: creationKey() };
+  if (turnTimer !== undefined && turnTimer !== null) body.turn_timer = turnTimer;
+  const request = () =>
+    fetch("/api/rooms", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  let response;
+  try {
+    response = await request();
+  } catch {
+    response = await request();
+  }
   return json(response);
 }
 

@@ -23,6 +23,8 @@ export const SEQUENCED = new Set([
 
 /** Answers after which the same command is sent again (it may not have been applied). */
 const RESEND_ON = new Set(["unavailable", "conflict"]);
+/** Answers after which what is waiting is numbered again from the seat's `last_seq`. */
+const RENUMBER_ON = new Set(["bad_seq", "seq_reused"]);
 const RESEND_DELAY = 1000;
 const RESEND_TRIES = 5;
 
@@ -112,10 +114,10 @@ export class RoomConnection {
       this.attempt = 0;
       this.fresh = true;
       this._setStatus("open");
-      for (const [seq, item] of [...this.pending].sort((a, b) => a[0] - b[0])) {
-        item.resent = true;
-        this._write(item.msg);
-        this.pending.set(seq, item);
+      const first = this._oldest();
+      if (first) {
+        first.resent = true;
+        this._write(first.msg);
       }
     }
     if ((msg.type === "ack" || msg.type === "error") && typeof msg.seq === "number") {
@@ -128,8 +130,16 @@ export class RoomConnection {
         }, RESEND_DELAY);
         return;
       }
+      if (item && msg.type === "error" && RENUMBER_ON.has(msg.code)) {
+        // Our count was off (another tab used the number, or the server's record of the
+        // seat went back): number what is waiting again from the seat's last_seq and go on.
+        this._renumber(msg.last_seq || 0);
+        return;
+      }
       this.pending.delete(msg.seq);
-      msg.resent = Boolean(item && item.resent);
+      if (item) msg.resent = item.resent;
+      const next = this._oldest();
+      if (next) this._write(next.msg);
     }
     this.handlers.onMessage(msg);
   }
@@ -178,9 +188,31 @@ export class RoomConnection {
     const seq = this.seq + 1;
     const numbered = { ...msg, seq };
     this.seq = seq;
+    const idle = this.pending.size === 0;
     this.pending.set(seq, { msg: numbered, tries: 0, resent: false });
-    this._write(numbered);
+    // One command in flight at a time, in order: a later number is never applied before an
+    // earlier one is settled (which would make the earlier one look like a duplicate).
+    if (idle) this._write(numbered);
     return seq;
+  }
+
+  _oldest() {
+    let first = null;
+    for (const [seq, item] of this.pending) if (!first || seq < first.msg.seq) first = item;
+    return first;
+  }
+
+  _renumber(lastSeq) {
+    const waiting = [...this.pending.values()].sort((a, b) => a.msg.seq - b.msg.seq);
+    this.pending.clear();
+    this.seq = Math.max(this.seq, lastSeq);
+    for (const item of waiting) {
+      this.seq += 1;
+      item.msg = { ...item.msg, seq: this.seq };
+      this.pending.set(this.seq, item);
+    }
+    const first = this._oldest();
+    if (first) this._write(first.msg);
   }
 
   /** Send a game action (see `command`); returns its seq. */

@@ -7,6 +7,7 @@ import pytest
 from rules.errors import IllegalAction, NotYourTurn
 from server import commands, rooms
 from server.errors import RoomError, Stale
+from server.protocol import Leave
 from server.rooms import Phase, Room
 
 NAME_MAX = 24
@@ -187,3 +188,25 @@ def test_chat_keeps_only_the_last_messages() -> None:
     for i in range(5):
         room = commands.chat(room, room.seats[0].id, f"m{i}", 1.0, limit=200, keep=3).room
     assert [c.text for c in room.chat] == ["m2", "m3", "m4"] and room.chat_total == 5
+
+
+def test_a_seq_reused_for_another_command_is_refused_not_swallowed() -> None:
+    """Two tabs counting on their own used to lose the second command as a "duplicate"."""
+    room = playing(2)
+    seat = sorted(room.game.to_act(room.state))[0]
+    sid = room.seats[seat].id
+    legal = room.game.legal_actions(room.state, seat)
+    first = commands.act(room, sid, 1, room.game.dump_action(legal[0]), 3.0)
+    with _Refused("seq_reused"):
+        commands.act(first.room, sid, 1, room.game.dump_action(legal[1]), 4.0)
+    again = commands.act(first.room, sid, 1, room.game.dump_action(legal[0]), 4.0)
+    assert again.duplicate and again.result_version == first.room.version
+
+
+def test_a_leave_resent_after_the_seat_is_gone_is_done_not_refused() -> None:
+    room = lobby(2)
+    guest = room.seats[1].id
+    ctx = commands.Context(now=2.0)
+    left = commands.seated(room, guest, Leave(type="leave", seq=1), ctx)
+    again = commands.seated(left.room, guest, Leave(type="leave", seq=1), ctx)
+    assert again.duplicate and again.room is left.room

@@ -14,11 +14,11 @@ from contextlib import AsyncExitStack
 from dataclasses import replace
 from typing import Any
 
-from rules.codec import pack
+from rules.codec import pack, unpack
 from server import commands, keys, rooms
 from server.memory_store import MemoryStore
 from server.redis_store import RedisStore
-from server.store import Notice, NoticeKind, Stored
+from server.store import Notice, NoticeKind, Stored, StoreUnavailable
 from tests.server.driver import check_log_replays, drive, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 
@@ -183,3 +183,63 @@ async def test_a_store_gone_back_in_time_is_renumbered_above_what_was_sent(
         ack = await ana.expect("ack")
         assert ack["duplicate"] is False and ack["version"] == sent + 2
         assert server.instance.metrics.rewinds >= 1
+
+
+class SlowReads(MemoryStore):
+    """A memory store whose next read is answered late, with what it read at first."""
+
+    hold: asyncio.Event | None = None
+
+    async def load(self, code: str) -> Stored | None:
+        stored = await super().load(code)
+        hold, self.hold = self.hold, None
+        if hold is not None:
+            await hold.wait()
+        return stored
+
+
+async def test_a_read_overtaken_by_this_instances_save_does_not_replace_it() -> None:
+    """A slow read used to overwrite the newer cached room, which looked like the store
+    going back in time: the room was renumbered for nothing."""
+    store = SlowReads()
+    async with serve(NOTICES_ONLY, store) as server:
+        code = await create_room(server.http, "toy")
+        (ana,) = await seat_clients([server.ws], code, 1)
+        hold = store.hold = asyncio.Event()
+        server.instance.hub.refresh(code)  # its read is now under way, and slow
+        await ana.send({"type": "chat", "text": "newer"})
+        saved = (await ana.expect("ack"))["version"]
+        hold.set()
+        await ana.send({"type": "chat", "text": "newest"})
+        assert (await ana.expect("ack"))["version"] == saved + 1
+        kinds = [unpack(e)["kind"] for _, e in await store.log(code)]
+        assert "restored" not in kinds and server.instance.metrics.rewinds == 0
+
+
+class FailingRead(MemoryStore):
+    """A memory store whose n-th read from now fails (0: none)."""
+
+    fail_in = 0
+
+    async def load(self, code: str) -> Stored | None:
+        if self.fail_in:
+            self.fail_in -= 1
+            if not self.fail_in:
+                raise StoreUnavailable("down for a moment")
+        return await super().load(code)
+
+
+async def test_a_connection_whose_first_snapshot_failed_catches_up() -> None:
+    """A connection left behind the room it entered (the store failed after its welcome)
+    used to wait for the room's next change; the periodic check now brings it up to date."""
+    store = FailingRead()
+    async with serve(replace(TEST_SETTINGS, check_interval=0.05), store) as server:
+        code = await create_room(server.http, "toy")
+        await seat_clients([server.ws], code, 1)  # the room is being sent to someone here
+        watcher = await Client.open(server.ws, code)
+        store.fail_in = 2  # the read for the watcher's first snapshot, after its welcome
+        await watcher.send({"type": "watch"})
+        await watcher.expect("welcome")
+        assert (await watcher.error())["code"] == "unavailable"
+        state = await watcher.expect("state", timeout=3)
+        assert state["room"]["seats"][0]["name"] == "P0"

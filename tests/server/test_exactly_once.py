@@ -7,11 +7,15 @@ the room changed once and that the second answer is the first one's result.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 import pytest
 
+from rules.codec import unpack
+from server.memory_store import MemoryStore
 from server.redis_store import RedisStore
+from server.store import StoreUnavailable
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
@@ -115,3 +119,33 @@ async def test_a_seq_far_ahead_is_refused_with_the_seats_last_seq(server: Runnin
     assert refused["seq"] == 2**53 and refused["last_seq"] == 0
     await ana.send({"type": "chat", "seq": refused["last_seq"] + 1, "text": "hi"})
     assert (await ana.expect("ack"))["duplicate"] is False
+
+
+class LostReply(MemoryStore):
+    """A memory store whose next save is made but whose reply is lost (a timeout)."""
+
+    lose = False
+
+    async def save(self, *args: Any, **kwargs: Any) -> str:
+        tag = await super().save(*args, **kwargs)
+        if self.lose:
+            self.lose = False
+            raise StoreUnavailable("the reply was lost")
+        return tag
+
+
+async def test_a_move_whose_reply_was_lost_is_acknowledged_once_as_made() -> None:
+    """The sender used to be told its move was a duplicate of itself."""
+    store = LostReply()
+    async with serve(TEST_SETTINGS, store) as server:
+        code = await create_room(server.http, "toy")
+        clients = await seat_clients([server.ws], code, 2)
+        await start(clients[0])
+        mover = next(c for c in clients if c.state["view"]["legal"])  # type: ignore[index]
+        store.lose = True
+        seq = await mover.act(mover.state["view"]["legal"][0])  # type: ignore[index]
+        ack = await mover.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        assert ack["duplicate"] is False
+        acts = [unpack(e) for _, e in await store.log(code)]
+        assert [e["seq"] for e in acts if e["kind"] == "act"] == [seq]
+        assert server.instance.metrics.lost_replies == 1

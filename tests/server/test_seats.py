@@ -50,8 +50,13 @@ async def test_second_tab_shares_the_seat_and_its_sequence(server: RunningServer
     # same number is acknowledged as a duplicate without applying anything.
     seen = await tab.state_at_least(started + 1)
     assert seen["last_seq"] == seq and seen["you"] == 0
-    await tab.act(legal[-1], seq=seq)
+    await tab.act(legal[0], seq=seq)
     assert (await tab.expect("ack"))["duplicate"] is True
+    assert server.instance.service.cached(code).version == started + 1
+    # The same number for another move is not taken for a replay: it is refused, unapplied.
+    if len(legal) > 1:
+        await tab.act(legal[-1], seq=seq)
+        assert (await tab.error())["code"] == "seq_reused"
     assert server.instance.service.cached(code).version == started + 1
 
 

@@ -209,3 +209,21 @@ async def test_codes_lists_live_rooms(store: Store) -> None:
 def test_notice_round_trips() -> None:
     sent = Notice(NoticeKind.CHANGE, "ABCDE", 12, "inst 1")
     assert Notice.decode(sent.encode()) == sent
+
+
+async def test_a_record_from_before_tags_can_still_be_saved(redis_url: str) -> None:
+    """Rooms written by a release without tags used to be refused as missing after an upgrade."""
+    await flush(redis_url)
+    client = aioredis.Redis.from_url(redis_url)
+    await client.hset(keys.room("OLDV1"), mapping={"v": 7, "data": b"old"})
+    await client.aclose()
+    store = RedisStore(redis_url)
+    try:
+        stored = await store.load("OLDV1")
+        assert stored is not None and stored.version == 7
+        assert (await store.stamps(["OLDV1"]))["OLDV1"] == stored.stamp
+        tag = await store.save("OLDV1", stored.tag, 8, b"new", b"e8", 60, notice("OLDV1", 8))
+        again = await store.load("OLDV1")
+        assert again is not None and (again.version, again.data, again.tag) == (8, b"new", tag)
+    finally:
+        await store.close()
