@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import httpx
+import pytest
 
 from rules.codec import unpack
 from server.config import Settings, data_file
@@ -15,6 +16,7 @@ from server.instance import make_store
 from server.memory_store import MemoryStore
 from server.redis_store import RedisStore
 from server.sqlite_store import SqliteStore
+from tests.processes import StartError
 from tests.server.driver import check_log_replays, play, play_until, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve_process
 
@@ -52,6 +54,8 @@ async def test_sigkill_and_restart_on_sqlite_loses_no_acknowledged_move(tmp_path
     with serve_process(data_path=path) as (proc, addr):
         http, ws = f"http://{addr}", f"ws://{addr}"
         assert f"embedded SQLite store in {path} " in proc.log.read_text()
+        with pytest.raises(StartError, match="another process"), serve_process(data_path=path):
+            pass  # a second server on the same file refuses to start
         code = await create_room(http, "toy", {"hand": 6})
         clients = await seat_clients([ws], code, 2)
         tokens = [c.welcome["token"] for c in clients]  # type: ignore[index]
@@ -73,11 +77,15 @@ async def test_sigkill_and_restart_on_sqlite_loses_no_acknowledged_move(tmp_path
             summary = (await web.get(f"{http}/api/rooms/{code}")).json()
         assert health["store"] == "sqlite"
         assert summary["version"] == before and summary["phase"] == "playing"
+        assert [s["connected"] for s in summary["seats"]] == [False, False]
         for seat in range(2):
             clients[seat] = await Client.open(ws, code)
             await clients[seat].resume(tokens[seat])
             assert clients[seat].state is not None
             assert clients[seat].state["version"] == before, "the room as the last ack left it"
+        await clients[0].until(
+            lambda m: m["type"] == "state" and all(s["connected"] for s in m["room"]["seats"])
+        )
         finals = await asyncio.wait_for(play(clients, seed=7), 30)
         for client in clients:
             await asyncio.wait_for(_settle(client), 10)
