@@ -22,7 +22,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     # A flag stands for its variable, so it is read and checked the same way.
     env = dict(os.environ)
-    for name, value in (("host", args.host), ("port", args.port), ("redis_url", args.redis)):
+    flags = {
+        "host": args.host,
+        "port": args.port,
+        "redis_url": args.redis,
+        "ephemeral": "true" if args.ephemeral else None,
+    }
+    for name, value in flags.items():
         if value is not None:
             env[variables()[name]] = value
     try:
@@ -87,11 +93,18 @@ def main(argv: list[str] | None = None) -> int:
         "serve",
         help="run the room server",
         description="Run the room server. Every setting comes from the environment "
-        "(see docs/deploy.md); these flags override three of them.",
+        "(see docs/deploy.md); these flags override four of them.",
     )
     serve.add_argument("--host", help="address to bind (overrides PARLOR_HOST, default 127.0.0.1)")
     serve.add_argument("--port", help="port (overrides PARLOR_PORT, default 8000)")
-    serve.add_argument("--redis", help="Redis URL (overrides REDIS_URL; empty = embedded store)")
+    store = serve.add_mutually_exclusive_group()
+    store.add_argument("--redis", help="Redis URL (overrides REDIS_URL; empty = embedded store)")
+    store.add_argument(
+        "--ephemeral",
+        action="store_true",
+        help="keep rooms in memory only, gone when the server stops (sets PARLOR_EPHEMERAL; "
+        "default: the SQLite file PARLOR_DATA_PATH)",
+    )
     serve.set_defaults(run=_serve)
     default_url = "http://localhost:8000"
     for name, run, help_ in (

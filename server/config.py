@@ -73,7 +73,7 @@ EXISTING_DIR = _Mark("EXISTING_DIR")
 
 #: WebSocket implementations of uvicorn that the installed packages provide.
 WsImpl = Literal["auto", "websockets", "websockets-sansio"]
-#: Empty means the embedded in-process store (one process only).
+#: Empty means the embedded store (one process only): SQLite, or memory if ``ephemeral``.
 RedisUrl = Annotated[str, Env("REDIS_URL"), Schemes(("redis", "rediss", "unix")), MAY_BE_EMPTY]
 
 
@@ -109,11 +109,17 @@ class SettingsError(ValueError):
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything tunable, so tests can build a server with small limits (``replace`` on
-    ``Settings()``). The defaults suit one process on a laptop: port 8000, embedded store."""
+    ``Settings()``). The defaults suit one process on a laptop: port 8000, embedded store
+    (SQLite)."""
 
     host: str = "127.0.0.1"
     port: Annotated[int, Range(1, 65535)] = 8000
     redis_url: RedisUrl = ""
+    #: The SQLite file of the embedded store (used without ``redis_url``); None: the per-user
+    #: data directory, see :func:`data_file`.
+    data_path: Path | None = None
+    #: Without ``redis_url``: keep rooms in this process's memory only (gone when it stops).
+    ephemeral: bool = False
     #: Browser origins allowed to open a WebSocket. Same-origin pages are always allowed, and
     #: so are clients that send no Origin (non-browser tools); ``*`` allows every origin.
     allowed_origins: tuple[str, ...] = ()
@@ -193,6 +199,20 @@ class Settings:
             limit = f"at most {high} ({_number(self.max_turn_timer)})"
             return [Problem(low, _number(self.min_turn_timer), limit)]
         return []
+
+
+def data_file(settings: Settings, env: Mapping[str, str] | None = None) -> Path:
+    """The embedded store's SQLite file: ``data_path`` (``~`` expanded, made absolute), else
+    ``rooms.sqlite3`` in the per-user data directory, ``$XDG_DATA_HOME/parlor``
+    (``~/.local/share/parlor`` when that is unset), which does not depend on where the server
+    was started from and is not inside the checkout."""
+    if settings.data_path is not None:
+        return settings.data_path.expanduser().absolute()
+    env = os.environ if env is None else env
+    base = env.get("XDG_DATA_HOME", "").strip()
+    # The XDG spec ignores a relative XDG_DATA_HOME.
+    home = Path(base) if base and Path(base).is_absolute() else Path.home() / ".local" / "share"
+    return home / "parlor" / "rooms.sqlite3"
 
 
 def variables(settings: type[Settings] = Settings) -> dict[str, str]:

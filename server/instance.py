@@ -9,13 +9,14 @@ import logging
 import uuid
 
 from server.bots import Bots
-from server.config import Settings
+from server.config import Settings, data_file
 from server.hub import Hub
 from server.limits import PerKeyLimit
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
 from server.redis_store import RedisStore
 from server.service import RoomService
+from server.sqlite_store import SqliteStore
 from server.store import Store
 
 log = logging.getLogger("parlor")
@@ -26,7 +27,9 @@ def make_store(settings: Settings) -> Store:
         return RedisStore(
             settings.redis_url, log_max=settings.log_max, timeout=settings.redis_timeout
         )
-    return MemoryStore(log_max=settings.log_max)
+    if settings.ephemeral:
+        return MemoryStore(log_max=settings.log_max)
+    return SqliteStore(data_file(settings), log_max=settings.log_max)
 
 
 class Instance:
@@ -47,8 +50,17 @@ class Instance:
     async def open(self) -> None:
         await self.store.open(self.hub.on_notice)
         self.hub.start()
-        if self.store.kind == "memory":
-            log.info("parlor: embedded in-process store (single process; set REDIS_URL to share)")
+        if isinstance(self.store, SqliteStore):
+            log.info(
+                "parlor: embedded SQLite store in %s (single process; rooms survive a restart;"
+                " set REDIS_URL to share)",
+                self.store.path,
+            )
+        elif self.store.kind == "memory":
+            log.info(
+                "parlor: embedded in-process store (single process; rooms vanish when it stops;"
+                " set REDIS_URL to share)"
+            )
         else:
             log.info("parlor: Redis store; instance %s", self.id)
 

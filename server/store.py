@@ -1,4 +1,4 @@
-"""The storage contract: one interface, two backends (memory, Redis), one test suite.
+"""The storage contract: one interface, three backends (Redis, SQLite, memory), one test suite.
 
 The store knows nothing of rooms beyond opaque bytes and a version number. Its promises:
 

@@ -45,6 +45,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # Every test creates rooms from 127.0.0.1: lift the per-address creation limit.
         "PARLOR_CREATE_BURST": "1000",
         "REDIS_URL": "",
+        "PARLOR_EPHEMERAL": "true",
     }
     log = tmp_path_factory.mktemp("server") / "server.log"
     argv = [sys.executable, "-m", "server.cli", "serve"]

@@ -76,6 +76,28 @@ async def play(clients: list[Client], seed: int) -> list[dict[str, Any]]:
     )
 
 
+async def play_until(clients: list[Client], version: int) -> None:
+    """Drive the clients until the room reaches ``version`` (one act per turn)."""
+    rnd = random.Random(3)
+    while True:
+        for client in clients:
+            state = client.state
+            if state and state["version"] >= version:
+                return
+        mover = next(
+            (c for c in clients if c.state and c.state["view"] and c.state["view"]["legal"]),
+            None,
+        )
+        if mover is not None:
+            before = mover.state["version"]  # type: ignore[index]
+            await mover.act(rnd.choice(mover.state["view"]["legal"]))  # type: ignore[index]
+            await mover.expect("ack")
+            for client in clients:
+                await client.state_at_least(before + 1)
+        else:
+            await clients[0].recv()
+
+
 async def check_log_replays(store: Store, code: str) -> rooms.Room:
     """The move log replayed through the rules gives exactly the stored state."""
     stored = await store.load(code)

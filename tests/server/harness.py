@@ -35,9 +35,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Fast settings for tests: bots barely wait, turn timers may be short, and test clients may act
 #: at machine speed (as in bench/ and the topology tests). The tests of the flood limit set their
-#: own small limits.
+#: own small limits. Ephemeral: a server built without a store keeps rooms in memory, never in a
+#: file in the user's home.
 TEST_SETTINGS = replace(
     Settings(),
+    ephemeral=True,
     bot_delay=0.02,
     min_turn_timer=0.05,
     presence_ttl=30.0,
@@ -112,11 +114,18 @@ async def serve(settings: Settings, store: Store | None = None) -> AsyncIterator
 
 
 @contextlib.contextmanager
-def serve_process(redis_url: str) -> Iterator[tuple[Process, str]]:
-    """``parlor serve`` as a real subprocess (for the SIGKILL test), configured as TEST_SETTINGS."""
+def serve_process(
+    redis_url: str = "", data_path: Path | None = None
+) -> Iterator[tuple[Process, str]]:
+    """``parlor serve`` as a real subprocess (for the SIGKILL tests), configured as
+    TEST_SETTINGS: on Redis at ``redis_url``, else on the SQLite file ``data_path``, else
+    ephemeral. Its log is ``serve.log`` in a temporary directory; ``start()`` it again after a
+    kill for a restart on the same port and store."""
     port = free_port()
     env = {
         "REDIS_URL": redis_url,
+        "PARLOR_DATA_PATH": "" if data_path is None else str(data_path),
+        "PARLOR_EPHEMERAL": str(not redis_url and data_path is None).lower(),
         "PARLOR_PORT": str(port),
         "PARLOR_BOT_DELAY": str(TEST_SETTINGS.bot_delay),
         "PARLOR_FLOOD_RATE": str(TEST_SETTINGS.flood_rate),

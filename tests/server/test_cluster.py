@@ -11,7 +11,14 @@ from typing import Any
 from rules.codec import unpack
 from rules.registry import get_game
 from server.redis_store import RedisStore
-from tests.server.driver import check_log_replays, drive, play, seat_clients, start
+from tests.server.driver import (
+    check_log_replays,
+    drive,
+    play,
+    play_until,
+    seat_clients,
+    start,
+)
 from tests.server.harness import (
     TEST_SETTINGS,
     Client,
@@ -82,7 +89,7 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(redis_clean: str) -> 
             )
 
         # Play about half the game, then kill instance A without warning.
-        await asyncio.wait_for(_play_until(clients, version=18), 20)
+        await asyncio.wait_for(play_until(clients, version=18), 20)
         os.kill(proc_a.pid, signal.SIGKILL)
         proc_a.wait(5)
         for seat, client in enumerate(clients):
@@ -110,30 +117,6 @@ async def test_sigkill_mid_game_loses_nothing_acknowledged(redis_clean: str) -> 
         assert acked <= logged, "every acknowledged action is in the move log"
         # Anything logged but not acknowledged can only be an action in flight at the kill.
         assert len(logged - acked) <= 2
-
-
-async def _play_until(clients: list[Client], version: int) -> None:
-    """Drive the clients until the room reaches ``version`` (one act per turn)."""
-    import random
-
-    rnd = random.Random(3)
-    while True:
-        for client in clients:
-            state = client.state
-            if state and state["version"] >= version:
-                return
-        mover = next(
-            (c for c in clients if c.state and c.state["view"] and c.state["view"]["legal"]),
-            None,
-        )
-        if mover is not None:
-            before = mover.state["version"]  # type: ignore[index]
-            await mover.act(rnd.choice(mover.state["view"]["legal"]))  # type: ignore[index]
-            await mover.expect("ack")
-            for client in clients:
-                await client.state_at_least(before + 1)
-        else:
-            await clients[0].recv()
 
 
 async def test_fifty_clients_racing_apply_exactly_the_legal_ones_once(redis_clean: str) -> None:

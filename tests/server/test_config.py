@@ -15,7 +15,15 @@ from typing import Annotated, Any, Literal
 
 import pytest
 
-from server.config import EXISTING_DIR, Range, Schemes, Settings, SettingsError, variables
+from server.config import (
+    EXISTING_DIR,
+    Range,
+    Schemes,
+    Settings,
+    SettingsError,
+    data_file,
+    variables,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,8 +72,8 @@ def _sample(kind: Any, marks: tuple[Any, ...], default: Any, tmp: Path) -> tuple
     if kind is float:
         return repr(default + 0.5), default + 0.5
     if kind is Path:
-        assert EXISTING_DIR in marks
-        return str(tmp), tmp
+        path = tmp if EXISTING_DIR in marks else tmp / "sample"
+        return str(path), path
     if kind is str:
         schemes = next((m.names for m in marks if isinstance(m, Schemes)), None)
         text = "sample" if schemes is None else f"{schemes[-1]}://sample:6390/3"
@@ -129,6 +137,23 @@ def test_a_field_added_later_gets_its_variable() -> None:
         "PARLOR_REDIS_SOCKET_TIMEOUT",
         "PARLOR_VERBOSE",
     ]
+
+
+def test_the_data_file_is_the_setting_or_in_the_per_user_data_directory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    default = Settings()
+    assert data_file(default, {"XDG_DATA_HOME": "/srv/data"}) == Path(
+        "/srv/data/parlor/rooms.sqlite3"
+    )
+    home = Path.home() / ".local" / "share" / "parlor" / "rooms.sqlite3"
+    assert data_file(default, {}) == home
+    assert data_file(default, {"XDG_DATA_HOME": "relative/dir"}) == home, "ignored, as XDG says"
+    at_home = Settings.from_env({"PARLOR_DATA_PATH": "~/games/rooms.db"})
+    assert data_file(at_home, {}) == Path.home() / "games" / "rooms.db"
+    monkeypatch.chdir(tmp_path)
+    here = Settings.from_env({"PARLOR_DATA_PATH": "parlor-data/rooms.db"})
+    assert data_file(here, {}) == tmp_path / "parlor-data" / "rooms.db"
 
 
 # -- bad values: one test per kind -------------------------------------------------------------
@@ -294,3 +319,9 @@ def test_parlor_serve_checks_its_flags_like_their_variables() -> None:
     assert "Traceback" not in done.stderr
     assert "PARLOR_PORT='http'" in done.stderr
     assert "REDIS_URL='localhost'" in done.stderr
+
+
+def test_parlor_serve_is_either_ephemeral_or_on_redis() -> None:
+    done = _serve("--ephemeral", "--redis", "redis://localhost:6379/0")
+    assert done.returncode == 2
+    assert "argument --redis: not allowed with argument --ephemeral" in done.stderr

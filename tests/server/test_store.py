@@ -1,9 +1,15 @@
-"""The one storage contract, run against both backends (memory and a real redis-server)."""
+"""The one storage contract, run against all three stores (memory, SQLite in a temporary file,
+and a real redis-server), then what is particular to SQLite: a file that outlives the process."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
+import stat
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -11,7 +17,17 @@ import redis.asyncio as aioredis
 from server import keys
 from server.memory_store import MemoryStore
 from server.redis_store import RedisStore
-from server.store import Notice, NoticeKind, RoomMissing, Stamp, Store, VersionConflict
+from server.sqlite_store import SqliteStore
+from server.store import (
+    Notice,
+    NoticeKind,
+    RoomMissing,
+    Stamp,
+    Store,
+    Stored,
+    StoreUnavailable,
+    VersionConflict,
+)
 from tests.server.harness import flush
 
 
@@ -28,16 +44,23 @@ def clock() -> Clock:
     return Clock()
 
 
-@pytest.fixture(params=["memory", "redis"])
+#: Move-log entries kept in the suite's stores: small, so trimming is cheap to reach.
+LOG_MAX = 20
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
 async def store(
-    request: pytest.FixtureRequest, clock: Clock, redis_url: str
+    request: pytest.FixtureRequest, clock: Clock, tmp_path: Path
 ) -> AsyncIterator[Store]:
     made: Store
     if request.param == "redis":
+        redis_url: str = request.getfixturevalue("redis_url")
         await flush(redis_url)
-        made = RedisStore(redis_url)
+        made = RedisStore(redis_url, log_max=LOG_MAX)
+    elif request.param == "sqlite":
+        made = SqliteStore(tmp_path / "rooms.sqlite3", clock=clock, log_max=LOG_MAX)
     else:
-        made = MemoryStore(clock=clock)
+        made = MemoryStore(clock=clock, log_max=LOG_MAX)
     notices: asyncio.Queue[Notice] = asyncio.Queue()
     await made.open(notices.put_nowait)
     made.notices = notices  # type: ignore[attr-defined]
@@ -50,6 +73,11 @@ async def expire(store: Store, code: str, clock: Clock | None) -> None:
     if isinstance(store, MemoryStore):
         if clock is None:
             store._rooms.pop(code)
+        else:
+            clock.now += 10**6
+    elif isinstance(store, SqliteStore):
+        if clock is None:
+            await store._run(lambda db: db.execute("DELETE FROM rooms WHERE code = ?", (code,)))
         else:
             clock.now += 10**6
     else:
@@ -206,6 +234,19 @@ async def test_codes_lists_live_rooms(store: Store) -> None:
     assert len(await store.codes(2)) == 2
 
 
+async def test_the_log_keeps_about_the_last_log_max_entries(store: Store) -> None:
+    tag = await store.create("TRIMS", b"v1", b"e1", 60)
+    assert tag is not None
+    last = LOG_MAX + 110
+    for version in range(2, last + 1):
+        entry = b"e%d" % version
+        tag = await store.save("TRIMS", tag, version, b"v", entry, 60, notice("TRIMS", version))
+    log = await store.log("TRIMS")
+    # Redis trims whole stream nodes (up to 100 entries each); the others trim exactly.
+    assert LOG_MAX <= len(log) <= LOG_MAX + 100
+    assert log == [(v, b"e%d" % v) for v in range(last + 1 - len(log), last + 1)]
+
+
 def test_notice_round_trips() -> None:
     sent = Notice(NoticeKind.CHANGE, "ABCDE", 12, "inst 1")
     assert Notice.decode(sent.encode()) == sent
@@ -227,3 +268,200 @@ async def test_a_record_from_before_tags_can_still_be_saved(redis_url: str) -> N
         assert again is not None and (again.version, again.data, again.tag) == (8, b"new", tag)
     finally:
         await store.close()
+
+
+# -- SQLite: what outlives the process ----------------------------------------------------------
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "data" / "rooms.sqlite3"
+
+
+async def opened(path: Path, clock: Clock, **kwargs: Any) -> SqliteStore:
+    store = SqliteStore(path, clock=clock, **kwargs)
+    notices: asyncio.Queue[Notice] = asyncio.Queue()
+    await store.open(notices.put_nowait)
+    store.notices = notices  # type: ignore[attr-defined]
+    return store
+
+
+async def test_sqlite_a_room_survives_closing_and_reopening_the_store(
+    db_path: Path, clock: Clock
+) -> None:
+    first = await opened(db_path, clock)
+    tag = await first.create("AGAIN", b"v1", b"e1", 60)
+    assert tag is not None
+    tag = await first.save("AGAIN", tag, 2, b"v2", b"e2", 60, notice("AGAIN", 2))
+    await first.set_presence("AGAIN", "a", [1], 30, None)
+    await first.close()
+
+    again = await opened(db_path, clock)
+    try:
+        stored = await again.load("AGAIN")
+        assert stored is not None and (stored.version, stored.data, stored.tag) == (2, b"v2", tag)
+        assert await again.log("AGAIN") == [(1, b"e1"), (2, b"e2")]
+        assert await again.stamps(["AGAIN"]) == {"AGAIN": Stamp(2, tag)}
+        assert await again.codes(10) == ["AGAIN"]
+        assert await again.ttl("AGAIN") == 60
+        assert await again.presence("AGAIN") == set(), "a restarted process has no connections"
+        # The compare-and-set carries on from the tag read before the restart.
+        await again.save("AGAIN", tag, 3, b"v3", b"e3", 60, notice("AGAIN", 3))
+        with pytest.raises(VersionConflict):
+            await again.save("AGAIN", tag, 3, b"lost", b"lost", 60, notice("AGAIN", 3))
+    finally:
+        await again.close()
+
+
+@pytest.mark.parametrize("failing", ["log", "rooms"])
+async def test_sqlite_a_save_is_one_transaction(db_path: Path, clock: Clock, failing: str) -> None:
+    """A save that fails at either of its writes (the log entry or the record) leaves
+    neither: the room, its log and its tag are as before, and nothing is announced."""
+    store = await opened(db_path, clock)
+    try:
+        tag = await store.create("ATOMS", b"v1", b"e1", 60)
+        assert tag is not None
+        event = "INSERT" if failing == "log" else "UPDATE"
+        trigger = (
+            f"CREATE TRIGGER fail AFTER {event} ON {failing}"
+            " BEGIN SELECT RAISE(ABORT, 'disk trouble'); END"
+        )
+        await store._run(lambda db: db.execute(trigger))
+        with pytest.raises(StoreUnavailable, match="disk trouble"):
+            await store.save("ATOMS", tag, 2, b"v2", b"e2", 60, notice("ATOMS", 2))
+        stored = await store.load("ATOMS")
+        assert stored is not None and (stored.version, stored.data, stored.tag) == (1, b"v1", tag)
+        assert await store.log("ATOMS") == [(1, b"e1")]
+        await store._run(lambda db: db.execute("DROP TRIGGER fail"))
+        await store.save("ATOMS", tag, 2, b"v2", b"e2", 60, notice("ATOMS", 2))
+        assert await store.log("ATOMS") == [(1, b"e1"), (2, b"e2")]
+        got = await asyncio.wait_for(store.notices.get(), 5)  # type: ignore[attr-defined]
+        assert got.version == 2, "the failed save announced nothing"
+    finally:
+        await store.close()
+
+
+async def test_sqlite_expiry_holds_across_reopen(db_path: Path, clock: Clock) -> None:
+    first = await opened(db_path, clock)
+    await first.create("SHORT", b"s1", b"old", 60)
+    await first.create("LONGS", b"l1", b"e1", 600)
+    await first.close()
+
+    clock.now += 30
+    again = await opened(db_path, clock)
+    assert await again.ttl("SHORT") == 30, "time ran on while the store was closed"
+    await again.close()
+
+    clock.now += 31
+    last = await opened(db_path, clock)
+    try:
+        assert await last.load("SHORT") is None
+        assert await last.codes(10) == ["LONGS"]
+        assert await last.create("SHORT", b"new", b"n1", 60)
+        assert await last.log("SHORT") == [(1, b"n1")], "an old log never leaks into a new room"
+    finally:
+        await last.close()
+
+
+async def test_sqlite_expired_rooms_are_deleted_from_the_file(db_path: Path, clock: Clock) -> None:
+    store = await opened(db_path, clock)
+    await store.create("PURGE", b"v1", b"e1", 60)
+    await store.create("STAYS", b"v1", b"e1", 600)
+    clock.now += 61
+    await store.close()
+    store = await opened(db_path, clock)  # opening deletes what expired meanwhile
+    await store.close()
+    with contextlib.closing(sqlite3.connect(db_path)) as db:
+        assert db.execute("SELECT code FROM rooms").fetchall() == [("STAYS",)]
+        assert db.execute("SELECT DISTINCT code FROM log").fetchall() == [("STAYS",)]
+
+    store = await opened(db_path, clock)
+    clock.now += 600
+    await store.create("FRESH", b"v1", b"e1", 60)  # so does creating a room
+    await store.close()
+    with contextlib.closing(sqlite3.connect(db_path)) as db:
+        assert db.execute("SELECT code FROM rooms").fetchall() == [("FRESH",)]
+        assert db.execute("SELECT DISTINCT code FROM log").fetchall() == [("FRESH",)]
+
+
+async def test_sqlite_calls_run_in_the_order_they_were_made(db_path: Path, clock: Clock) -> None:
+    store = await opened(db_path, clock)
+    try:
+        tag = await store.create("ORDER", b"v1", b"e1", 60)
+        assert tag is not None
+        saved, stored, log = await asyncio.gather(
+            store.save("ORDER", tag, 2, b"v2", b"e2", 60, notice("ORDER", 2)),
+            store.load("ORDER"),
+            store.log("ORDER"),
+        )
+        assert stored == Stored(2, b"v2", saved)
+        assert log == [(1, b"e1"), (2, b"e2")]
+    finally:
+        await store.close()
+
+
+async def test_sqlite_a_second_store_on_the_same_file_is_refused(
+    db_path: Path, clock: Clock
+) -> None:
+    store = await opened(db_path, clock)
+    try:
+        with pytest.raises(StoreUnavailable, match="another process"):
+            await opened(db_path, clock)
+    finally:
+        await store.close()
+    later = await opened(db_path, clock)  # closing let go of the file
+    await later.close()
+
+
+async def test_sqlite_the_file_can_be_read_and_backed_up_while_open(
+    db_path: Path, clock: Clock, tmp_path: Path
+) -> None:
+    store = await opened(db_path, clock)
+    try:
+        await store.create("COPYS", b"v1", b"e1", 60)
+        assert await store._run(lambda db: db.execute("PRAGMA synchronous").fetchone()) == (2,)
+        copy = tmp_path / "copy.sqlite3"
+        with (
+            contextlib.closing(sqlite3.connect(db_path)) as db,
+            contextlib.closing(sqlite3.connect(copy)) as target,
+        ):
+            assert db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            assert db.execute("SELECT code FROM rooms").fetchall() == [("COPYS",)]
+            db.backup(target)
+        # The store goes on writing while another connection has read.
+        await store.create("AFTER", b"v1", b"e1", 60)
+    finally:
+        await store.close()
+    restored = await opened(copy, clock)
+    try:
+        assert await restored.codes(10) == ["COPYS"]
+    finally:
+        await restored.close()
+
+
+async def test_sqlite_the_file_is_created_private(db_path: Path, clock: Clock) -> None:
+    """Room secrets are in it: the file is its owner's only, and so is a directory made for it."""
+    store = await opened(db_path / "deeper" / "rooms.sqlite3", clock)
+    await store.close()
+    made = db_path / "deeper"
+    assert stat.S_IMODE((made / "rooms.sqlite3").stat().st_mode) == 0o600
+    assert stat.S_IMODE(made.stat().st_mode) == 0o700
+
+
+async def test_sqlite_a_file_of_another_schema_is_refused(db_path: Path, clock: Clock) -> None:
+    db_path.parent.mkdir()
+    with contextlib.closing(sqlite3.connect(db_path)) as db:
+        db.execute("PRAGMA user_version = 99")
+    with pytest.raises(StoreUnavailable, match="schema version 99"):
+        await opened(db_path, clock)
+    with contextlib.closing(sqlite3.connect(db_path)) as db:
+        db.execute("PRAGMA user_version = 0")
+    later = await opened(db_path, clock)  # the refusal let go of the file
+    await later.close()
+
+
+async def test_sqlite_a_closed_store_is_unavailable(db_path: Path, clock: Clock) -> None:
+    store = await opened(db_path, clock)
+    await store.close()
+    with pytest.raises(StoreUnavailable):
+        await store.load("CLOSE")
