@@ -56,6 +56,8 @@ class State:
     #: ``seen[forced_from:]`` are those reached since the last action taken with a real choice,
     #: by forced moves only.
     forced_from: int = 0
+    #: Actions applied so far (the move bound counts them; see :mod:`rules.floor.table`).
+    moves: int = 0
 
 
 _PHASES = tuple(Phase)
