@@ -249,7 +249,7 @@ def test_dry_tables_do_reach_the_stalemate_ending() -> None:
 def test_random_games_near_the_move_bound_end_by_it_at_the_latest(
     seats: int, seed: int, left: int
 ) -> None:
-    """Platform ruling (move bound): started {left} actions short of the bound, a random game
+    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
     keeps every invariant and ends within those actions, by its own rules or by the bound."""
     state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
     result = GAME.result(state)
