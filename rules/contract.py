@@ -16,7 +16,8 @@ What the server relies on:
   seat (``None`` = spectator). Wire-clean (see :mod:`rules.codec`). Always carries the common
   keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``. ``views(state,
   seats)`` renders several at once (what the server does after every change).
-* ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over.
+* ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over. Every
+  game is over after at most ``move_bound`` actions (the platform's move bound).
 * ``dump_state`` / ``load_state`` — lossless conversion to and from wire-clean data.
 * ``parse_action`` / ``dump_action`` — actions are pydantic models in a tagged union on ``type``.
 
@@ -67,21 +68,29 @@ class Result:
     """How a finished game ended.
 
     ``places[seat]`` is 1 for the winners; tied seats share a place. ``scores`` are in the game's
-    own terms (points, cards left, ...).
+    own terms (points, cards left, ...). ``reason`` says in words how the game ended.
+
+    ``move_bound`` is set when the game's move bound ended it (see :attr:`Game.move_bound`): the
+    places are then the game's standings at that moment. On the wire the key is present only
+    then, so the result of a game that its own rules ended is unchanged.
     """
 
     winners: tuple[int, ...]
     places: tuple[int, ...]
     scores: tuple[int, ...]
     reason: str
+    move_bound: int | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        return {
+        wire: dict[str, Any] = {
             "winners": list(self.winners),
             "places": list(self.places),
             "scores": list(self.scores),
             "reason": self.reason,
         }
+        if self.move_bound is not None:
+            wire["move_bound"] = self.move_bound
+        return wire
 
 
 def places_from_scores(scores: Sequence[int], *, lower_is_better: bool) -> tuple[int, ...]:
@@ -114,6 +123,10 @@ class Game(ABC, Generic[S, A]):
     #: The tagged union of the game's action models:
     #: ``Annotated[A1 | A2 | ..., Field(discriminator="type")]``.
     action_type: ClassVar[Any]
+    #: Platform ruling (move bound): the number of applied actions after which a game that is
+    #: still running ends, ranked by the game's own standings, with ``Result.move_bound`` set.
+    #: Far above any real game (``docs/benchmarks.md``); the state counts the actions.
+    move_bound: ClassVar[int]
 
     def __init__(self) -> None:
         self._action_adapter: TypeAdapter[A] = TypeAdapter(self.action_type)

@@ -17,6 +17,7 @@ from rules.floor.cards import CARDS, DECK, Kind
 from rules.floor.options import expand, options, to_wire
 from rules.floor.policy import choose
 from rules.floor.state import Phase, State
+from rules.floor.table import MOVE_BOUND
 from rules.floor.views import public_view, seat_view, with_hand
 from rules.rng import Rng
 
@@ -71,6 +72,7 @@ class Floor(Game[State, AnyAction]):
     options_model = FloorOptions
     state_type = State
     action_type = Action
+    move_bound = MOVE_BOUND
 
     def initial_state(self, seats: int, options: Any, seed: int) -> State:
         return deal(seats, seed)

@@ -34,6 +34,7 @@ from rules.floor.options import forced, grabbable, options, shapes_of
 from rules.floor.state import Phase, State, drawable, next_seat, replace_at, with_cards
 from rules.floor.table import (
     after_swap,
+    count_move,
     lay_down,
     numbers_on_top,
     pass_turn,
@@ -85,7 +86,7 @@ def apply_action(state: State, seat: int, action: AnyAction) -> tuple[State, lis
     after, events = _apply(state, seat, action)
     # Only the run of forced positions needs the answer: work it out only while there is one.
     chose = len(state.seen) > state.forced_from and had_choice(state, seat, action)
-    return settle(after, events, chose=chose)
+    return count_move(*settle(after, events, chose=chose))
 
 
 def had_choice(state: State, seat: int, action: AnyAction) -> bool:

@@ -56,6 +56,8 @@ class State:
     #: ``seen[forced_from:]`` are those reached since the last action taken with a real choice,
     #: by forced moves only.
     forced_from: int = 0
+    #: Actions applied so far (the move bound counts them; see :mod:`rules.floor.table`).
+    moves: int = 0
 
 
 _PHASES = tuple(Phase)
@@ -66,7 +68,8 @@ def fingerprint(state: State) -> int:
 
     Used only for positions with an empty draw pile: every endless game passes through such
     positions again and again (hands only grow by drawing, and a spent draw pile comes back
-    only through a reshuffle), so repeating one of them is how a live-lock shows. It covers
+    only through a reshuffle), so repeating one of them is how a live-lock shows (a game
+    whose reshuffles keep giving new orders may never repeat one: the move bound ends it). It covers
     everything the next moves depend on: the floor, whose turn it is, the direction, the
     phase with its stack and ``by``, the run of passes, the opener flag, every hand and both
     piles in order.

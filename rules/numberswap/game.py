@@ -30,6 +30,11 @@ from rules.numberswap.policy import choose
 from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo, to_act
 from rules.rng import Rng
 
+#: Platform ruling (move bound): a game still running after this many actions (opening flips
+#: and undos included) ends, the lowest running total winning. Set for the highest target
+#: (1,000), whose longest measured game took 5,365 actions; at the usual 100 the longest took 684.
+MOVE_BOUND = 25_000
+
 
 class NumberSwapOptions(GameOptions):
     target_score: int = Field(
@@ -100,6 +105,7 @@ class NumberSwap(Game[State, AnyAction]):
     options_model = NumberSwapOptions
     state_type = State
     action_type = Action
+    move_bound = MOVE_BOUND
 
     # -- setup ------------------------------------------------------------------------------
 
@@ -171,6 +177,21 @@ class NumberSwap(Game[State, AnyAction]):
     # -- applying actions -------------------------------------------------------------------
 
     def apply_action(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+        state, events = self._apply(state, seat, action)
+        state = replace(state, moves=state.moves + 1)
+        if state.phase is Phase.OVER or state.moves < MOVE_BOUND:
+            return state, events
+        # Platform ruling (move bound): the game ends where it stands; the round in progress is
+        # not scored, the running totals rank the players (see result).
+        state = replace(state, phase=Phase.OVER, current=None, undo=None)
+        result = self.result(state)
+        assert result is not None
+        events.append(
+            {"type": "game_over", "winners": list(result.winners), "move_bound": MOVE_BOUND}
+        )
+        return state, events
+
+    def _apply(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
         if isinstance(action, UndoLast):
             return self._undo(state, seat)
         if state.phase is Phase.CHOOSE:
@@ -477,12 +498,14 @@ class NumberSwap(Game[State, AnyAction]):
             return None
         # R8: the lowest total wins; equal lowest totals share the win.
         best = min(state.totals)
-        return Result(
-            winners=tuple(s for s, t in enumerate(state.totals) if t == best),
-            places=places_from_scores(state.totals, lower_is_better=True),
-            scores=state.totals,
-            reason=f"A total reached {state.target}",
-        )
+        winners = tuple(s for s, t in enumerate(state.totals) if t == best)
+        places = places_from_scores(state.totals, lower_is_better=True)
+        if max(state.totals) >= state.target:
+            return Result(winners, places, state.totals, f"A total reached {state.target}")
+        # Platform ruling (move bound): over with every total below the target, so the bound
+        # ended it; the same ranking, by the totals of the rounds played to the end.
+        reason = f"The move bound of {MOVE_BOUND:,} moves was reached: lowest total wins"
+        return Result(winners, places, state.totals, reason, move_bound=MOVE_BOUND)
 
     def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction | None:
         return choose(state, seat, rng)

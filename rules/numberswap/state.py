@@ -80,6 +80,8 @@ class State:
     history: tuple[tuple[int, ...], ...]
     last_round: RoundSummary | None
     undo: Undo | None
+    #: Actions applied so far, undos included (the move bound counts them).
+    moves: int = 0
 
 
 def to_act(state: State) -> frozenset[int]:

@@ -17,7 +17,16 @@ from rules.warp99.actions import Action, AnyAction
 from rules.warp99.cards import ALL_CARDS
 from rules.warp99.policy import choose
 from rules.warp99.rulecards import START_SIDES
-from rules.warp99.state import DECK_SIZE, HAND_SIZE, TARGET, State, Step, Warp99Options
+from rules.warp99.state import (
+    DECK_SIZE,
+    HAND_SIZE,
+    MOVE_BOUND,
+    TARGET,
+    State,
+    Step,
+    Warp99Options,
+    is_over,
+)
 from rules.warp99.table import GameWon, Table
 
 
@@ -68,6 +77,7 @@ class Warp99(Game[State, AnyAction]):
     options_model = Warp99Options
     state_type = State
     action_type = Action
+    move_bound = MOVE_BOUND
 
     def initial_state(self, seats: int, options: Any, seed: int) -> State:
         return deal(seats, options.random_start_sides, seed)
@@ -76,7 +86,7 @@ class Warp99(Game[State, AnyAction]):
         return state.seats
 
     def to_act(self, state: State) -> frozenset[int]:
-        return frozenset() if state.winner is not None else frozenset((state.turn,))
+        return frozenset() if is_over(state) else frozenset((state.turn,))
 
     def waiting_reason(self, state: State, seat: int) -> str:
         return f"It is seat {state.turn + 1}'s turn"
@@ -92,7 +102,16 @@ class Warp99(Game[State, AnyAction]):
         # R9: a win stops everything at that moment, even halfway through a draw.
         with suppress(GameWon):
             turn.perform(state, table, seat, action)
-        return table.freeze(), table.events
+        table.moves += 1
+        after = table.freeze()
+        if after.winner is None and is_over(after):
+            # Platform ruling (move bound): the game ends where it stands (see result).
+            result = self.result(after)
+            assert result is not None
+            table.events.append(
+                {"type": "game_over", "winners": list(result.winners), "move_bound": MOVE_BOUND}
+            )
+        return after, table.events
 
     def seat_view(self, state: State, seat: int | None) -> View:
         return views.seat_view(state, seat)
@@ -106,11 +125,15 @@ class Warp99(Game[State, AnyAction]):
         return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
-        if state.winner is None:
+        if not is_over(state):
             return None
-        return Result(
-            winners=(state.winner,),
-            places=places_from_scores(state.scores, lower_is_better=False),
-            scores=state.scores,
-            reason=f"Seat {state.winner + 1} reached {TARGET} points",
-        )
+        places = places_from_scores(state.scores, lower_is_better=False)
+        if state.winner is not None:
+            reason = f"Seat {state.winner + 1} reached {TARGET} points"
+            return Result((state.winner,), places, state.scores, reason)
+        # Platform ruling (move bound): nobody reached the target; the scores rank the players
+        # as in the final standings, the highest (or every tied highest) winning.
+        best = max(state.scores)
+        winners = tuple(s for s, score in enumerate(state.scores) if score == best)
+        reason = f"The move bound of {MOVE_BOUND:,} moves was reached: highest score wins"
+        return Result(winners, places, state.scores, reason, move_bound=MOVE_BOUND)

@@ -8,7 +8,7 @@ from rules.rng import Rng
 from rules.warp99.actions import AddToRow, AnyAction, EndStep, FlipRule, PlayToPile, ScoreRow
 from rules.warp99.cards import VALUE
 from rules.warp99.rulecards import rules_matched
-from rules.warp99.state import State, Step
+from rules.warp99.state import State, Step, is_over
 from rules.warp99.turn import can_flip, pile_options, row_options
 
 #: A row this long is cashed in rather than risked (6 cards = 36 points).
@@ -17,7 +17,7 @@ CASH_IN = 6
 
 def choose(state: State, seat: int, rng: Rng) -> AnyAction:
     # ``rng`` is part of every policy's signature; this bot needs no chance.
-    if state.winner is not None or seat != state.turn:
+    if is_over(state) or seat != state.turn:
         raise ValueError("seat may not act")
     if state.step is Step.A:
         return _action_a(state, seat)

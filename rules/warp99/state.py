@@ -17,6 +17,10 @@ DECK_SIZE = 15
 DECK_POINTS = 15
 # R9: the score that ends the game at once.
 TARGET = 99
+#: Platform ruling (move bound): a game still running after this many actions (every A, B and C
+#: step counts) ends, the highest score winning. Seven times the longest measured game (686
+#: actions, six random players).
+MOVE_BOUND = 5_000
 
 
 class Warp99Options(GameOptions):
@@ -61,3 +65,10 @@ class State:
     #: A card has gone onto a pile since the last Action A (the stuck-flip is then too late).
     played_to_pile: bool
     winner: int | None
+    #: Actions applied so far (the move bound counts them).
+    moves: int = 0
+
+
+def is_over(state: State) -> bool:
+    """Someone has reached the target, or (platform ruling, move bound) the bound is reached."""
+    return state.winner is not None or state.moves >= MOVE_BOUND

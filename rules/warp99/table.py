@@ -23,6 +23,7 @@ class Table:
         "events",
         "flip_used",
         "hands",
+        "moves",
         "piles",
         "played_to_pile",
         "reserve",
@@ -53,6 +54,7 @@ class Table:
         self.flip_used = state.flip_used
         self.played_to_pile = state.played_to_pile
         self.winner = state.winner
+        self.moves = state.moves
         self.events: list[Event] = []
 
     def freeze(self) -> State:
@@ -72,6 +74,7 @@ class Table:
             flip_used=self.flip_used,
             played_to_pile=self.played_to_pile,
             winner=self.winner,
+            moves=self.moves,
         )
 
     # -- scoring ----------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from rules.errors import IllegalAction, WrongPhase
 from rules.warp99.actions import AddToRow, AnyAction, EndStep, FlipRule, PlayToPile, ScoreRow
 from rules.warp99.cards import COLOUR, VALUE, label
 from rules.warp99.rulecards import RULE_CARDS, RULE_NAMES, playable, rules_matched
-from rules.warp99.state import State, Step
+from rules.warp99.state import State, Step, is_over
 from rules.warp99.table import Table
 
 # -- what is allowed ------------------------------------------------------------------------
@@ -61,7 +61,7 @@ def can_flip(state: State, seat: int, options: list[tuple[int, int]] | None = No
 
 def legal_dicts(state: State, seat: int) -> list[dict[str, Any]]:
     """Every move ``seat`` may make now, in wire form (views list them after every action)."""
-    if state.winner is not None or seat != state.turn:
+    if is_over(state) or seat != state.turn:
         return []
     if state.step is Step.A:
         hand, row = state.hands[seat], state.rows[seat]

@@ -11,7 +11,11 @@ checks, after every action:
 * every card is accounted for exactly once;
 * no leak: shuffling the cards hidden from a seat leaves that seat's view identical
   (also for the spectator view);
-* the game ends within ``max_actions``.
+* the state's ``moves`` counts every applied action, and the game ends within its move bound
+  (platform ruling): a result that the bound gave says so, at exactly the bound.
+
+``head_start`` starts a game's counter close to the bound, so that the bound's ending, too,
+is played into and checked.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -40,7 +44,6 @@ class Harness:
     #: A state equal to the input except that cards hidden from ``seat`` (None = spectator)
     #: are permuted among their hidden places.
     permute_hidden: Callable[[Any, int | None, random.Random], Any]
-    max_actions: int = 20_000
 
 
 def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int = 1) -> None:
@@ -53,11 +56,17 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
 
     seats = game.seat_count(state)
     to_act = game.to_act(state)
-    over = game.result(state) is not None
-    if over:
+    result = game.result(state)
+    if result is not None:
         assert not to_act, "nobody acts once the game is over"
     else:
         assert to_act, "someone must be able to act until the game ends"
+    # Platform ruling (move bound).
+    assert 0 <= state.moves <= game.move_bound, "no game goes past its move bound"
+    if state.moves == game.move_bound:
+        assert result is not None, "reaching the move bound ends the game"
+    if result is not None and result.move_bound is not None:
+        assert result.move_bound == game.move_bound == state.moves
     for seat in range(seats):
         legal = game.legal_actions(state, seat)
         assert bool(legal) == (seat in to_act), f"seat {seat}: legal actions iff in to_act"
@@ -84,17 +93,26 @@ def play_random_game(
     *,
     options: dict[str, Any] | None = None,
     check: bool = True,
+    head_start: int = 0,
 ) -> tuple[Any, list[tuple[int, dict[str, Any]]]]:
-    """Play a seeded random legal game to the end; returns the final state and the actions."""
+    """Play a seeded random legal game to the end; returns the final state and the actions.
+
+    ``head_start``: the game's action counter starts there, as if that many actions had been
+    played already.
+    """
     game = h.game
     rnd = random.Random(seed)
     state = game.new_game(seats, options, seed)
+    if head_start:
+        state = replace(state, moves=head_start)
     log: list[tuple[int, dict[str, Any]]] = []
-    for _ in range(h.max_actions):
+    while True:
         if check:
             check_state(h, state, rnd)
+            assert state.moves == head_start + len(log), "the state counts every action"
         if game.result(state) is not None:
             return state, log
+        assert state.moves < game.move_bound, f"no end within the move bound {game.move_bound}"
         to_act = sorted(game.to_act(state))
         seat = rnd.choice(to_act)
         idle = [s for s in range(seats) if s not in to_act]
@@ -111,7 +129,6 @@ def play_random_game(
             assert game.dump_state(game.load_state(before)) == before
             assert all(is_wire_clean(e) and "type" in e for e in events)
         log.append((seat, game.dump_action(action)))
-    raise AssertionError(f"game did not end within {h.max_actions} actions")
 
 
 def replay(
@@ -127,11 +144,11 @@ def replay(
     return state
 
 
-def bot_game(game: Game[Any, Any], seats: int, seed: int, max_actions: int = 20_000) -> Any:
-    """Play a game with every seat driven by ``game.bot_action`` (no checks)."""
+def bot_game(game: Game[Any, Any], seats: int, seed: int) -> Any:
+    """Play a game with every seat driven by ``game.bot_action`` (no checks but the bound)."""
     state = game.new_game(seats, None, seed)
     rng = Rng.from_seed(seed)
-    for _ in range(max_actions):
+    for _ in range(game.move_bound + 1):
         if game.result(state) is not None:
             return state
         for seat in sorted(game.to_act(state)):
@@ -142,4 +159,4 @@ def bot_game(game: Game[Any, Any], seats: int, seed: int, max_actions: int = 20_
                 break
         else:
             raise AssertionError("every bot waited: nobody moved")
-    raise AssertionError("bot game did not end")
+    raise AssertionError(f"bot game did not end within the move bound {game.move_bound}")

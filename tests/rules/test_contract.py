@@ -7,7 +7,7 @@ import pytest
 
 from rules import all_games, register
 from rules.codec import is_wire_clean, pack, unpack
-from rules.contract import places_from_scores
+from rules.contract import Result, places_from_scores
 from rules.errors import NotYourTurn, RulesError
 from rules.floor.game import Floor
 from rules.registry import unregister
@@ -96,3 +96,37 @@ def test_applying_for_a_seat_outside_the_game_is_refused(game_id: str, seat: Any
     action = game.dump_action(game.legal_actions(state, acting)[0])
     with pytest.raises(NotYourTurn, match="There is no seat"):
         game.apply(state, seat, action)
+
+
+def test_a_result_names_the_move_bound_on_the_wire_only_when_the_bound_ended_the_game() -> None:
+    ended = Result(winners=(0,), places=(1, 2), scores=(0, 3), reason="won")
+    assert "move_bound" not in ended.to_wire()
+    bounded = Result(winners=(1,), places=(2, 1), scores=(5, 3), reason="bound", move_bound=50)
+    assert bounded.to_wire() == {
+        "winners": [1],
+        "places": [2, 1],
+        "scores": [5, 3],
+        "reason": "bound",
+        "move_bound": 50,
+    }
+
+
+@pytest.mark.parametrize("game_id", sorted(all_games()))
+def test_every_game_has_a_move_bound_and_counts_its_actions(game_id: str) -> None:
+    game = all_games()[game_id]
+    assert game.move_bound >= 1_000
+    state = game.new_game(2, None, 1)
+    assert state.moves == 0
+    acting = min(game.to_act(state))
+    after, _ = game.apply(state, acting, game.legal_actions(state, acting)[0])
+    assert after.moves == 1
+
+
+@pytest.mark.parametrize("game_id", sorted(all_games()))
+def test_a_state_stored_before_the_move_counter_loads_with_none_counted(game_id: str) -> None:
+    # Rooms saved before the counter existed carry no ``moves``: they load and count from 0.
+    game = all_games()[game_id]
+    state = game.new_game(3, None, 5)
+    dumped = game.dump_state(state)
+    del dumped["moves"]
+    assert game.load_state(unpack(pack(dumped))) == state

@@ -1,4 +1,5 @@
-"""Rulings 13 and 14: the win, the ranking, reshuffling, and the stalemate ending.
+"""Rulings 13 and 14: the win, the ranking, reshuffling, and the stalemate ending; and the
+platform's move bound.
 
 Also our decisions for an exhausted table: no draw is offered when nothing can be drawn, a
 Take draws what there is, and a seat with nothing to play or draw passes.
@@ -9,7 +10,11 @@ from typing import Any
 
 from rules.errors import GameOver, IllegalAction
 from rules.floor import GAME
+from rules.floor.actions import Draw
+from rules.floor.cards import CARDS, Kind
 from rules.floor.state import Phase, State, fingerprint
+from rules.floor.table import MOVE_BOUND
+from rules.rng import Rng
 from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
@@ -23,6 +28,7 @@ from tests.rules.floor.helpers import (
     position,
     refused,
     swap,
+    take2,
 )
 
 
@@ -362,3 +368,83 @@ def test_repetition_fingerprint_sees_the_opener_flag_the_hands_and_what_is_pendi
     ):
         assert fingerprint(changed) != fp, changed
     assert fingerprint(replace(base, seen=(1, 2), forced_from=1)) == fp, "history is not position"
+
+
+# -- platform ruling: the move bound ---------------------------------------------------------
+
+
+def _at_the_bound(state: State) -> State:
+    """``state`` with one action left before the move bound."""
+    return replace(state, moves=MOVE_BOUND - 1)
+
+
+def test_move_bound_ends_the_game_with_standings() -> None:
+    """Platform ruling (move bound): the fewest cards win, equal counts sharing the win."""
+    hands = [[num(STAR, 1), num(STAR, 2)], [num(CIRCLE, 5)], [num(STAR, 4)]]
+    state = position(hands, shape=CIRCLE, number=3)
+    going, _ = act(replace(state, moves=MOVE_BOUND - 2), 0, {"type": "draw"})
+    assert GAME.result(going) is None and going.moves == MOVE_BOUND - 1
+
+    after, events = act(_at_the_bound(state), 0, {"type": "draw"})
+    assert after.moves == MOVE_BOUND
+    assert after.phase is Phase.OVER
+    assert GAME.to_act(after) == frozenset()
+    assert all(not legal(after, seat) for seat in range(3))
+    result = GAME.result(after)
+    assert result is not None
+    assert result.scores == (3, 1, 1)
+    assert result.winners == (1, 2)
+    assert result.places == (3, 1, 1)
+    assert result.move_bound == MOVE_BOUND
+    assert "move bound" in result.reason
+    assert events[-1] == {"type": "game_over", **result.to_wire()}
+    assert GAME.view(after, None)["result"]["move_bound"] == MOVE_BOUND
+    refused(after, 1, {"type": "draw"}, GameOver)
+
+
+def test_move_bound_ends_the_game_even_with_a_take_pending() -> None:
+    """Platform ruling (move bound): what is pending when the bound is reached is dropped."""
+    hands = [[take2(CIRCLE), num(STAR, 2)], [num(CIRCLE, 5)]]
+    state = _at_the_bound(position(hands, shape=CIRCLE, number=3))
+    after, _ = act(state, 0, {"type": "take", "card": take2(CIRCLE)})
+    assert after.phase is Phase.OVER and after.stack == 0 and after.by is None
+    result = GAME.result(after)
+    assert result is not None and result.move_bound == MOVE_BOUND
+    assert result.winners == (0, 1)
+
+
+def test_move_bound_a_win_on_the_last_move_is_a_win() -> None:
+    """Platform ruling (move bound): the game's own ending comes first."""
+    state = _at_the_bound(position([[num(CIRCLE, 5)], [num(STAR, 4)]], shape=CIRCLE))
+    after, _ = act(state, 0, {"type": "number", "cards": [num(CIRCLE, 5)]})
+    result = GAME.result(after)
+    assert result is not None
+    assert result.winners == (0,) and result.move_bound is None
+    assert "move_bound" not in result.to_wire()
+
+
+def test_move_bound_ends_bots_that_hold_only_powers() -> None:
+    """Platform ruling (move bound): two bots that keep their Powers for last and draw instead
+    never finish (issue 12, seeds 900031, 900064, 900252); the bound ends their games."""
+    for seed in (900031, 900064, 900252):
+        state = GAME.new_game(2, None, seed)
+        rng = Rng.from_seed(seed)
+        held_only_powers = False
+        while GAME.result(state) is None:
+            seat = state.turn
+            hand = state.hands[seat]
+            action = GAME.bot_action(state, seat, rng)
+            only_powers = len(hand) > 1 and all(CARDS[c].kind is Kind.POWER for c in hand)
+            if only_powers and state.phase is Phase.PLAY:
+                # Keeping its Powers for the end, the bot draws rather than play one.
+                held_only_powers = True
+                assert action == Draw()
+            state, _ = GAME.apply(state, seat, action)
+            assert state.moves <= MOVE_BOUND
+        result = GAME.result(state)
+        assert result is not None
+        assert held_only_powers, seed
+        assert state.moves == MOVE_BOUND
+        assert result.move_bound == MOVE_BOUND
+        fewest = min(result.scores)
+        assert result.winners == tuple(s for s in (0, 1) if result.scores[s] == fewest)

@@ -242,3 +242,18 @@ def test_dry_tables_do_reach_the_stalemate_ending() -> None:
         reasons.append(result.reason.split(":")[0])
     assert "Stalemate" in reasons
     assert any(r.endswith("emptied their hand") for r in reasons)
+
+
+@settings(max_examples=20)
+@given(seats=st.integers(2, 8), seed=st.integers(0, 2**32), left=st.integers(1, 60))
+def test_random_games_near_the_move_bound_end_by_it_at_the_latest(
+    seats: int, seed: int, left: int
+) -> None:
+    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
+    keeps every invariant and ends within those actions, by its own rules or by the bound."""
+    state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
+    result = GAME.result(state)
+    assert result is not None
+    assert len(log) <= left
+    if len(log) < left:
+        assert result.move_bound is None

@@ -47,3 +47,16 @@ def test_state_dump_is_msgpack_round_trip_exact():
     state = GAME.new_game(8, None, 2**64 - 1)
     data = unpack(pack(GAME.dump_state(state)))
     assert GAME.load_state(data) == state
+
+
+@settings(max_examples=15)
+@given(seats=st.integers(2, 8), seed=st.integers(0, 2**32), left=st.integers(1, 60))
+def test_random_games_near_the_move_bound_end_by_it_at_the_latest(seats, seed, left):
+    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
+    keeps every invariant and ends within those actions, by its own rules or by the bound."""
+    state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
+    result = GAME.result(state)
+    assert result is not None
+    assert len(log) <= left
+    if len(log) < left:
+        assert result.move_bound is None

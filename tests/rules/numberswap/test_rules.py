@@ -18,6 +18,7 @@ from rules.errors import (
     WrongPhase,
 )
 from rules.numberswap.cards import DECK
+from rules.numberswap.game import MOVE_BOUND
 from rules.numberswap.state import Phase
 from rules.rng import Rng
 from tests.rules.numberswap.helpers import GAME, HARNESS, grid, position
@@ -425,7 +426,9 @@ def test_undo_takes_back_a_discard_swap_onto_a_face_up_card():
     assert GAME.view(state, 0)["legal"] == [{"type": "undo"}]
     state, events = GAME.apply(state, 0, {"type": "undo"})
     assert events == [{"type": "undone", "seat": 0}]
-    assert state == before
+    # Everything is as before but the move count: the move bound counts the undo too.
+    assert replace(state, moves=before.moves) == before
+    assert state.moves == before.moves + 2
 
 
 def test_undo_is_refused_after_a_draw():
@@ -475,6 +478,59 @@ def test_while_undo_is_open_the_undoer_can_do_nothing_else():
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     with pytest.raises(NotYourTurn, match="only undo"):
         GAME.apply(state, 0, {"type": "draw"})
+
+
+# -- platform ruling: the move bound ------------------------------------------------------------
+
+
+def test_move_bound_ends_the_game_with_standings():
+    """Platform ruling (move bound): the running totals rank the players, lowest first, equal
+    totals sharing a place; the round in progress is not scored."""
+    state = position([grid(DOWN), grid(DOWN), grid(DOWN)], totals=(30, 12, 12))
+    going, _ = GAME.apply(replace(state, moves=MOVE_BOUND - 2), 0, {"type": "draw"})
+    assert GAME.result(going) is None and going.moves == MOVE_BOUND - 1
+
+    state, events = GAME.apply(replace(state, moves=MOVE_BOUND - 1), 0, {"type": "draw"})
+    assert state.moves == MOVE_BOUND
+    assert state.phase is Phase.OVER
+    assert GAME.to_act(state) == frozenset()
+    assert all(GAME.legal_actions(state, seat) == [] for seat in range(3))
+    result = GAME.result(state)
+    assert result is not None
+    assert result.scores == (30, 12, 12)
+    assert result.winners == (1, 2)
+    assert result.places == (3, 1, 1)
+    assert result.move_bound == MOVE_BOUND
+    assert "move bound" in result.reason
+    assert events[-1] == {"type": "game_over", "winners": [1, 2], "move_bound": MOVE_BOUND}
+    assert GAME.view(state, 0)["result"] == result.to_wire()
+    with pytest.raises(GameOver):
+        GAME.apply(state, 1, {"type": "draw"})
+
+
+def test_move_bound_counts_every_action_so_an_undo_loop_ends():
+    """Platform ruling (move bound): opening flips and undos count as moves too."""
+    state = GAME.new_game(2, None, 0)
+    state, _ = flip(state, 0, 0, 1)
+    assert state.moves == 1
+    state = position([grid([8, *DOWN[1:]], up=[0]), grid(DOWN)], discard=(3, 2))
+    state = replace(state, moves=MOVE_BOUND - 2)
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    state, _ = GAME.apply(state, 0, {"type": "undo"})
+    result = GAME.result(state)
+    assert result is not None and result.move_bound == MOVE_BOUND
+    assert result.winners == (0, 1)
+    assert GAME.to_act(state) == frozenset()
+
+
+def test_move_bound_a_game_ending_on_the_last_move_ends_by_its_target():
+    """Platform ruling (move bound): the game's own ending comes first."""
+    state = replace(ender_position(), totals=(10, 75), moves=MOVE_BOUND - 2)
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
+    result = GAME.result(state)
+    assert result is not None and result.move_bound is None
+    assert result.reason == "A total reached 100"
 
 
 # -- errors ------------------------------------------------------------------------------------

@@ -59,3 +59,18 @@ def test_the_bot_only_makes_legal_moves() -> None:
             action = GAME.bot_action(state, seat, rng)
             assert action in GAME.legal_actions(state, seat)
             state, _ = GAME.apply(state, seat, action)
+
+
+@settings(max_examples=15)
+@given(seats=st.integers(2, 6), seed=st.integers(0, 2**32), left=st.integers(1, 60))
+def test_random_games_near_the_move_bound_end_by_it_at_the_latest(
+    seats: int, seed: int, left: int
+) -> None:
+    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
+    keeps every invariant and ends within those actions, by its own rules or by the bound."""
+    state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
+    result = GAME.result(state)
+    assert result is not None
+    assert len(log) <= left
+    if len(log) < left:
+        assert result.move_bound is None

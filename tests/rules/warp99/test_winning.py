@@ -9,7 +9,7 @@ import pytest
 from rules.errors import GameOver
 from rules.warp99 import GAME
 from rules.warp99.cards import card
-from rules.warp99.state import Step
+from rules.warp99.state import MOVE_BOUND, Step
 from tests.rules.warp99.helpers import act, event_types, position
 
 
@@ -89,3 +89,41 @@ def test_no_action_is_taken_once_the_game_is_over() -> None:
     assert view["over"] is True
     assert view["winner"] == 0
     assert view["legal"] == []
+
+
+# -- platform ruling: the move bound ---------------------------------------------------------
+
+
+def test_move_bound_ends_the_game_with_standings() -> None:
+    """Platform ruling (move bound): the scores rank the players, highest first, equal scores
+    sharing a place; nobody reached 99, so no single winner."""
+    state = replace(position(hand=["red 9"], step=Step.C, seats=4), scores=(40, 61, 20, 61))
+    going, _ = act(replace(state, moves=MOVE_BOUND - 2), {"type": "end_step"})
+    assert GAME.result(going) is None and going.moves == MOVE_BOUND - 1
+
+    after, events = act(replace(state, moves=MOVE_BOUND - 1), {"type": "end_step"})
+    assert after.moves == MOVE_BOUND
+    assert GAME.to_act(after) == frozenset()
+    assert all(GAME.legal_actions(after, seat) == [] for seat in range(4))
+    result = GAME.result(after)
+    assert result is not None
+    assert result.scores == (40, 61, 20, 61)
+    assert result.winners == (1, 3)
+    assert result.places == (3, 1, 4, 1)
+    assert result.move_bound == MOVE_BOUND
+    assert "move bound" in result.reason
+    assert events[-1] == {"type": "game_over", "winners": [1, 3], "move_bound": MOVE_BOUND}
+    view = GAME.view(after, 1)
+    assert view["over"] is True and view["winner"] is None
+    assert view["result"] == result.to_wire()
+    with pytest.raises(GameOver):
+        act(after, {"type": "end_step"}, seat=1)
+
+
+def test_move_bound_a_win_on_the_last_move_is_a_win() -> None:
+    """Platform ruling (move bound): reaching 99 on the bound's move still wins outright."""
+    state = replace(position(hand=["red 9"], row=["blue 1", "green 2"]), scores=(95, 1))
+    after, _ = act(replace(state, moves=MOVE_BOUND - 1), {"type": "score_row"})
+    result = GAME.result(after)
+    assert result is not None
+    assert result.winners == (0,) and result.move_bound is None

@@ -1,0 +1,180 @@
+"""Game lengths: how many actions seeded games take with the built-in bots and with random players.
+
+    python -m bench.game_lengths                                # every game, 2, 4 and max seats
+    python -m bench.game_lengths floor --seats 2 --players bot --games 500
+    python -m bench.game_lengths numberswap --option target_score=1000 --games 100
+
+Every applied action counts (Number Swap's opening flips and undos, each of Warp 99's A, B and
+C steps). ``bot`` seats play ``Game.bot_action``; ``random`` seats pick uniformly among the legal
+actions of a seat chosen uniformly from ``to_act``. A game still running after ``--cap`` actions
+is stopped and counted as never ending. The figures are what each game's move bound is chosen
+against (``docs/benchmarks.md``, "Game lengths and move bounds").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from rules import all_games, get_game
+from rules.rng import Rng
+
+PLAYERS = ("bot", "random")
+
+
+@dataclass(frozen=True)
+class Run:
+    game: str
+    seats: int
+    players: str
+    games: int
+    seed: int
+    cap: int
+    #: Game options, as ``(name, value)`` pairs.
+    options: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """What a run gave: lengths of the games that ended, and how the others did not."""
+
+    run: Run
+    #: Actions of every game that ended by the game's own rules, sorted.
+    ended: tuple[int, ...]
+    #: Games that the move bound ended (a result whose ``move_bound`` is set).
+    bounded: int
+    #: Games still running at the cap.
+    capped: int
+    seconds: float
+
+
+def bot_game(
+    game_id: str, seats: int, seed: int, cap: int, options: dict[str, object]
+) -> tuple[int, str]:
+    """Actions until the end with every seat a bot; ``(n, "ended" | "bound" | "capped")``."""
+    game = get_game(game_id)
+    state = game.new_game(seats, options, seed)
+    rng = Rng.from_seed(seed)
+    for n in range(cap + 1):
+        result = game.result(state)
+        if result is not None:
+            return n, "bound" if getattr(result, "move_bound", None) else "ended"
+        if n == cap:
+            break
+        for seat in sorted(game.to_act(state)):
+            action = game.bot_action(state, seat, rng)
+            _, rng = rng.next64()
+            if action is not None:
+                state, _ = game.apply(state, seat, action)
+                break
+        else:
+            raise AssertionError(f"{game_id} seed {seed}: every bot waited")
+    return cap, "capped"
+
+
+def random_game(
+    game_id: str, seats: int, seed: int, cap: int, options: dict[str, object]
+) -> tuple[int, str]:
+    """Actions until the end with uniformly random legal players."""
+    game = get_game(game_id)
+    rnd = random.Random(seed)
+    state = game.new_game(seats, options, seed)
+    for n in range(cap + 1):
+        result = game.result(state)
+        if result is not None:
+            return n, "bound" if getattr(result, "move_bound", None) else "ended"
+        if n == cap:
+            break
+        seat = rnd.choice(sorted(game.to_act(state)))
+        state, _ = game.apply(state, seat, rnd.choice(game.legal_actions(state, seat)))
+    return cap, "capped"
+
+
+def measure(run: Run) -> Lengths:
+    play = bot_game if run.players == "bot" else random_game
+    start = time.perf_counter()
+    ended: list[int] = []
+    bounded = capped = 0
+    for i in range(run.games):
+        seed = run.seed + run.seats * 1_000_000 + i
+        n, how = play(run.game, run.seats, seed, run.cap, dict(run.options))
+        if how == "ended":
+            ended.append(n)
+        elif how == "bound":
+            bounded += 1
+        else:
+            capped += 1
+    return Lengths(run, tuple(sorted(ended)), bounded, capped, time.perf_counter() - start)
+
+
+def percentile(sorted_values: tuple[int, ...], q: float) -> int:
+    """Nearest-rank percentile (q in 0..100) of a sorted, non-empty sequence."""
+    rank = max(1, -(-len(sorted_values) * q // 100))
+    return sorted_values[int(rank) - 1]
+
+
+def row(lengths: Lengths) -> str:
+    run, ended = lengths.run, lengths.ended
+    if ended:
+        figures = [percentile(ended, q) for q in (50, 90, 99, 99.9)] + [ended[-1]]
+        shown = " | ".join(f"{v:,}" for v in figures)
+    else:
+        shown = " | ".join(["-"] * 5)
+    unfinished = f"{lengths.capped:,}" if lengths.capped else "0"
+    name = run.game + "".join(f" ({key}={value})" for key, value in run.options)
+    return (
+        f"| {name} | {run.seats} | {run.players} | {run.games:,} | {shown} | "
+        f"{lengths.bounded:,} | {unfinished} | {lengths.seconds:.1f} s |"
+    )
+
+
+HEADER = (
+    "| game | seats | players | games | p50 | p90 | p99 | p99.9 | longest | ended by move bound "
+    "| still running at cap | time |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- "
+    "| --- | --- | --- |"
+)
+
+
+def parse_option(text: str) -> tuple[str, object]:
+    key, _, value = text.partition("=")
+    try:
+        return key, json.loads(value)
+    except json.JSONDecodeError:
+        return key, value
+
+
+def runs(args: argparse.Namespace) -> Iterator[Run]:
+    ids = [args.game] if args.game else sorted(all_games())
+    options = tuple(parse_option(text) for text in args.option or ())
+    for game_id in ids:
+        game = get_game(game_id)
+        seat_counts = args.seats or sorted({game.min_seats, 4, game.max_seats})
+        for seats in seat_counts:
+            for players in args.players or PLAYERS:
+                yield Run(game_id, seats, players, args.games, args.seed, args.cap, options)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("game", nargs="?", help="one game id (default: every game)")
+    parser.add_argument("--seats", type=int, action="append", help="repeatable; default 2, 4, max")
+    parser.add_argument("--players", choices=PLAYERS, action="append", help="default both")
+    parser.add_argument("--games", type=int, default=300, help="per game, seat count and players")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--cap", type=int, default=20_000, help="actions before a game is stopped")
+    parser.add_argument("--option", action="append", help="a game option, e.g. target_score=1000")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes")
+    args = parser.parse_args()
+    print(HEADER)
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        for lengths in pool.map(measure, runs(args)):
+            print(row(lengths), flush=True)
+
+
+if __name__ == "__main__":
+    main()
