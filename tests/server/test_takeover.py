@@ -9,8 +9,10 @@ import httpx
 import pytest
 
 from rules.codec import unpack
-from server.commands import DEFAULT_TURN_TIMERS
+from rules.registry import get_game
+from server.commands import DEFAULT_TURN_TIMERS, Change
 from server.redis_store import RedisStore
+from server.rooms import Room
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
@@ -141,3 +143,28 @@ async def test_host_passes_to_a_connected_player_after_the_grace() -> None:
         await host.close()
         state = await guest.until(lambda m: m["type"] == "state" and m["room"]["host"] == 1, 5)
         assert state["room"]["host"] == 1
+
+
+async def test_a_game_driven_to_its_move_bound_ends_with_standings() -> None:
+    """Every game ends: a room whose game reaches the move bound finishes, and the result says
+    so (Floor's players could otherwise draw forever)."""
+    async with serve(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "floor")
+        clients = await seat_clients([server.ws], code, 2)
+        await start(clients[0])
+        service = server.instance.service
+        bound = get_game("floor").move_bound
+
+        def near_the_bound(room: Room) -> Change:
+            state = replace(room.state, moves=bound - 1)
+            new = replace(room, version=room.version + 1, state=state)
+            return Change(new, {"kind": "test"})
+
+        await service.change(code, near_the_bound)
+        mover = next(c for c in clients if c.state["view"]["legal"])  # type: ignore[index]
+        await mover.state_at_least(service.cached(code).version)
+        await mover.act({"type": "draw"})
+        final = await mover.until(lambda m: m["type"] == "state" and m["view"]["over"])
+        result = final["view"]["result"]
+        assert result["move_bound"] == bound and "move bound" in result["reason"]
+        assert final["room"]["phase"] == "finished"
