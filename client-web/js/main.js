@@ -259,6 +259,16 @@ function receive(msg) {
   render();
 }
 
+/** A refusal in words; a refused move says so plainly (it may have been sent again after a
+ * reconnect, and a bot may have played that turn meanwhile). */
+function refusalText(msg) {
+  const text = msg.message || msg.code;
+  const command = msg.command;
+  if (command && command.type === "act") return `Your move was not made: ${text}`;
+  if (command && command.type === "chat") return `Your message was not sent: ${text}`;
+  return text;
+}
+
 function handleError(msg) {
   const room = model.room;
   switch (msg.code) {
@@ -287,7 +297,7 @@ function handleError(msg) {
         ask(msg.message);
         return;
       }
-      showError(msg.message || msg.code);
+      showError(refusalText(msg));
   }
 }
 

@@ -349,7 +349,7 @@ export function roomView(model, intents) {
 const STATUS_TEXT = {
   connecting: "Connecting…",
   open: "Connected",
-  reconnecting: "Reconnecting…",
+  reconnecting: "Connection lost — reconnecting…",
   closed: "Offline",
 };
 
