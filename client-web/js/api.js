@@ -22,12 +22,15 @@ export async function fetchGames() {
   return json(await fetch("/api/games"));
 }
 
-/** Create a room; resolves to its public summary (with `code`). */
+/** Create a room; resolves to its public summary (with `code`). A `turnTimer` of null or
+ * undefined is left out, so the game's default timer applies. */
 export async function createRoom(game, options, turnTimer) {
+  const body = { game, options };
+  if (turnTimer !== null && turnTimer !== undefined) body.turn_timer = turnTimer;
   const response = await fetch("/api/rooms", {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ game, options, turn_timer: turnTimer }),
+    body: JSON.stringify(body),
   });
   return json(response);
 }

@@ -6,6 +6,7 @@ import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
 import { patch } from "./dom.js";
 import { remembered } from "./store.js";
+import { clockText, secondsLeft } from "./views/common.js";
 import { GAMES } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
 import { headerView, roomView, screenOf } from "./views/room.js";
@@ -20,13 +21,15 @@ const model = {
   gamesError: "",
   gameInfo: null,
   name: remembered.name(),
-  home: { gameId: null, options: {}, turnTimer: 0, code: "", busy: false, error: "" },
+  // turnTimer null: the game's own default (the server's; the page does not know it).
+  home: { gameId: null, options: {}, turnTimer: null, code: "", busy: false, error: "" },
   room: null,
 };
 
 let connection = null;
 let errorTimer = null;
 let errorCount = 0;
+let countdownTimer = null;
 
 // -- drawing --------------------------------------------------------------------------------------
 
@@ -61,6 +64,26 @@ function render() {
   body.over = view && view.over ? "true" : "false";
   body.game = room && room.state ? room.state.room.game : "";
   document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
+  tickCountdowns();
+}
+
+/** Keep every countdown on the page current: once a second, only their text is touched (the
+ * rest of the page is redrawn when a message comes, not by the clock). */
+function tickCountdowns() {
+  clearTimeout(countdownTimer);
+  countdownTimer = null;
+  const now = performance.now();
+  let next = Infinity;
+  for (const el of document.querySelectorAll("[data-countdown]")) {
+    const at = Number(el.dataset.countdown);
+    const left = secondsLeft(at, now);
+    const text = clockText(left);
+    if (el.textContent !== text) el.textContent = text;
+    el.parentElement.classList.toggle("low", left <= 10);
+    // The shown whole seconds change when the time left crosses the next whole second.
+    if (left > 0) next = Math.min(next, at - now - (left - 1) * 1000);
+  }
+  if (next < Infinity) countdownTimer = setTimeout(tickCountdowns, next + 15);
 }
 
 function showError(text) {
@@ -95,6 +118,8 @@ function newRoom(code) {
     notice: "",
     canWatch: false,
     state: null,
+    // performance.now() time at which the seats to act run out of time (null: no timer).
+    deadlineAt: null,
     chat: null,
     recent: {},
     announce: "",
@@ -223,6 +248,10 @@ function receive(msg) {
       connection.fresh = false;
       if (prev && msg.version < prev.version) return;
       room.state = msg;
+      // Counted from when the message arrived, on this page's monotonic clock: the device's
+      // wall clock may be off by minutes.
+      const left = msg.room.deadline - msg.room.now;
+      room.deadlineAt = msg.room.deadline > 0 ? performance.now() + left * 1000 : null;
       connection.knowLastSeq(msg.last_seq || 0);
       // The same version comes again when only presence changed: nothing was played.
       const played = prev && prev.version !== msg.version && prev.room.round === msg.room.round;
@@ -335,7 +364,7 @@ const intents = {
     home.error = "";
     render();
     try {
-      const created = await api.createRoom(home.gameId, home.options, home.turnTimer || 0);
+      const created = await api.createRoom(home.gameId, home.options, home.turnTimer);
       home.busy = false;
       await openRoom(created.code, "join");
     } catch (error) {

@@ -2,7 +2,7 @@
 // banner, players, chat and results. Game tables come from ./games/.
 
 import { h } from "../dom.js";
-import { button, listNames, optionsFields, seatName, timerField } from "./common.js";
+import { button, countdown, listNames, optionsFields, seatName, timerChoice, timerField } from "./common.js";
 import { GAMES } from "./games/index.js";
 import { lobbyView, shareBox } from "./lobby.js";
 
@@ -83,8 +83,10 @@ function noticeView(model, intents) {
 
 // -- shared side panels -------------------------------------------------------------------------
 
-function playersPanel(model, ctx, gameModule, view) {
+function playersPanel(model, intents, ctx, gameModule, view) {
   const info = model.room.state.room;
+  const youHost = ctx.you !== null && info.host === ctx.you;
+  const playing = info.phase === "playing";
   return h(
     "section",
     { class: "panel players-panel", "aria-labelledby": "players-title" },
@@ -95,6 +97,8 @@ function playersPanel(model, ctx, gameModule, view) {
       info.seats.map((seat, index) => {
         const status = seat.bot ? "bot" : seat.away ? "away" : seat.connected ? "online" : "offline";
         const turn = view && view.to_act.includes(index) && !view.over;
+        // The turn timer runs for the seats to act that a person plays (docs/protocol.md).
+        const timed = turn && !seat.bot && !seat.away && ctx.deadlineAt !== null;
         return h(
           "li",
           { key: `s${seat.id}`, class: [turn && "turn", index === ctx.you && "mine"] },
@@ -107,11 +111,17 @@ function playersPanel(model, ctx, gameModule, view) {
             info.host === index ? h("span", { class: "badge host" }, "host") : null,
             h("span", { class: `badge ${status}` }, status),
             turn ? h("span", { class: "badge turn" }, "to play") : null,
+            timed ? h("span", { class: "badge timer" }, countdown(ctx.deadlineAt)) : null,
           ),
           view && gameModule ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
         );
       }),
     ),
+    youHost && playing
+      ? timerChoice(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value }), {
+          id: "table-turn-timer",
+        })
+      : null,
   );
 }
 
@@ -188,6 +198,8 @@ function gameContext(model, intents) {
     act: intents.act,
     busy: room.busy || room.status !== "open",
     recent: (seat) => (room.recent[seat] ? room.recent[seat].text : null),
+    deadlineAt: room.deadlineAt,
+    away: state.you !== null && Boolean(info.seats[state.you] && info.seats[state.you].away),
   };
 }
 
@@ -249,20 +261,30 @@ function resultsView(model, intents, view, gameModule, ctx) {
 function turnBanner(view, gameModule, ctx) {
   if (view.over) return h("p", { class: "turn-banner over", "data-turn": "over", role: "status" }, "The game is over.");
   const mine = !ctx.spectator && (view.legal || []).some((a) => a.type !== "undo");
-  if (mine) {
-    return h(
-      "p",
-      { class: "turn-banner mine", "data-turn": "mine", role: "status" },
-      h("strong", null, "Your turn. "),
-      gameModule.prompt(view, ctx),
-    );
-  }
   const undo = !ctx.spectator && (view.legal || []).some((a) => a.type === "undo");
+  const banner = mine
+    ? h(
+        "p",
+        { class: "turn-banner mine", "data-turn": "mine", role: "status" },
+        h("strong", null, "Your turn. "),
+        gameModule.prompt(view, ctx),
+      )
+    : h(
+        "p",
+        { class: "turn-banner", "data-turn": "other", role: "status" },
+        gameModule.waiting(view, ctx) || "Waiting…",
+        undo ? ` ${gameModule.prompt(view, ctx)}` : "",
+      );
+  // Beside the banner, not in it: the banner is a live region, and a clock in it would be
+  // read out every second.
   return h(
-    "p",
-    { class: "turn-banner", "data-turn": "other", role: "status" },
-    gameModule.waiting(view, ctx) || "Waiting…",
-    undo ? ` ${gameModule.prompt(view, ctx)}` : "",
+    "div",
+    { class: "turn-line" },
+    banner,
+    // An away seat has no clock: the one running is someone else's.
+    ctx.deadlineAt === null || (mine && ctx.away)
+      ? null
+      : h("span", { class: ["banner-timer", mine && "mine"] }, countdown(ctx.deadlineAt)),
   );
 }
 
@@ -301,7 +323,7 @@ function tableView(model, intents) {
     h(
       "aside",
       { class: "table-side", "aria-label": "Players and chat" },
-      playersPanel(model, ctx, gameModule, view),
+      playersPanel(model, intents, ctx, gameModule, view),
       chatPanel(model, intents),
       leaveBox(model, intents),
       h("details", { class: "panel invite", key: "invite" }, h("summary", null, "Invite or share"), shareBox(model, intents)),
