@@ -29,6 +29,7 @@ const model = {
 let connection = null;
 let errorTimer = null;
 let errorCount = 0;
+let noteCount = 0;
 let countdownTimer = null;
 
 // -- drawing --------------------------------------------------------------------------------------
@@ -120,13 +121,16 @@ function newRoom(code) {
     state: null,
     // performance.now() time at which the seats to act run out of time (null: no timer).
     deadlineAt: null,
+    // "A bot played N moves for you", once per absence: {count, id}.
+    covered: null,
+    away: { was: false, covered: 0, told: false },
     chat: null,
     recent: {},
     announce: "",
     busy: false,
     error: null,
     legalKey: "",
-    ui: { game: {}, copied: false, confirmLeave: false },
+    ui: { game: {}, copied: false, confirmLeave: false, confirm: null },
   };
 }
 
@@ -244,7 +248,8 @@ function receive(msg) {
     case "state": {
       // Versions never go back on one connection; a new connection's first state is the new
       // baseline (after a store failover it may be older than what this page saw).
-      const prev = connection.fresh ? null : room.state;
+      const fresh = connection.fresh;
+      const prev = fresh ? null : room.state;
       connection.fresh = false;
       if (prev && msg.version < prev.version) return;
       room.state = msg;
@@ -252,6 +257,7 @@ function receive(msg) {
       // wall clock may be off by minutes.
       const left = msg.room.deadline - msg.room.now;
       room.deadlineAt = msg.room.deadline > 0 ? performance.now() + left * 1000 : null;
+      noteCovered(room, msg, fresh);
       connection.knowLastSeq(msg.last_seq || 0);
       // The same version comes again when only presence changed: nothing was played.
       const played = prev && prev.version !== msg.version && prev.room.round === msg.room.round;
@@ -286,6 +292,28 @@ function receive(msg) {
       break;
   }
   render();
+}
+
+/** Tell a returning player, once, how many moves a bot made for them: on the first state after
+ * entering (a reload, a reopened link, a reconnect) or when their seat stops being away. */
+function noteCovered(room, msg, fresh) {
+  const seat = msg.you === null ? null : msg.room.seats[msg.you];
+  const away = room.away;
+  if (!seat) return;
+  let count = 0;
+  if (fresh && seat.covered > 0) count = seat.covered;
+  else if (away.was && !seat.away && !away.told) count = away.covered;
+  if (count > 0) {
+    noteCount += 1;
+    room.covered = { count, id: noteCount };
+    away.told = true;
+  }
+  if (seat.away) {
+    away.was = true;
+    away.covered = seat.covered;
+  } else {
+    room.away = { was: false, covered: 0, told: false };
+  }
 }
 
 /** A refusal in words; a refused move says so plainly (it may have been sent again after a
@@ -436,6 +464,17 @@ const intents = {
   },
   dismissError() {
     model.room.error = null;
+    render();
+  },
+  /** Ask before a host action on a seat ({id, what}), or stop asking (null); `focusKey` is the
+   * keyed control to put the keyboard focus back on. */
+  confirm(asking, focusKey = null) {
+    model.room.ui.confirm = asking;
+    render();
+    if (focusKey) document.querySelector(`#app [data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  },
+  dismissCovered() {
+    model.room.covered = null;
     render();
   },
   async copyLink() {

@@ -83,6 +83,65 @@ function noticeView(model, intents) {
 
 // -- shared side panels -------------------------------------------------------------------------
 
+/** What the host may do about another person's seat during play: let a bot play it for now
+ * (`sit_out`) or remove the person (`kick`: a bot keeps the seat). Each asks first, in place:
+ * the button that was pressed becomes the "yes" button, so keyboard focus stays on it. */
+const SEAT_ACTIONS = {
+  sit_out: {
+    label: (name) => `Let a bot play for ${name}`,
+    text: "Let a bot play",
+    question: (name) => `Let a bot play for ${name} until ${name} is back?`,
+    yes: "Yes, let a bot play",
+    yesLabel: (name) => `Yes, let a bot play for ${name}`,
+  },
+  kick: {
+    label: (name) => `Remove ${name}`,
+    text: "Remove",
+    question: (name) =>
+      `Remove ${name} from the game? A bot plays the seat from now on; ${name} can only watch.`,
+    yes: "Yes, remove",
+    yesLabel: (name) => `Yes, remove ${name}`,
+  },
+};
+
+function seatActions(model, intents, seat) {
+  const asking = model.room.ui.confirm;
+  const offered = seat.away ? ["kick"] : ["sit_out", "kick"];
+  const cancel = (key) => intents.confirm(null, key);
+  for (const what of offered) {
+    if (!asking || asking.id !== seat.id || asking.what !== what) continue;
+    const words = SEAT_ACTIONS[what];
+    const key = `${what}-${seat.id}`;
+    const escape = (e) => {
+      if (e.key === "Escape") cancel(key);
+    };
+    return h(
+      "div",
+      { class: "seat-actions asking", role: "group", "aria-label": words.label(seat.name), key: "actions" },
+      h("p", { role: "status" }, words.question(seat.name)),
+      button(
+        words.yes,
+        () => {
+          intents.confirm(null);
+          intents.send({ type: what, id: seat.id });
+        },
+        { key, class: "danger", "aria-label": words.yesLabel(seat.name), onkeydown: escape },
+      ),
+      button("Cancel", () => cancel(key), { key: `${key}-cancel`, onkeydown: escape }),
+    );
+  }
+  return h(
+    "div",
+    { class: "seat-actions", key: "actions" },
+    offered.map((what) =>
+      button(SEAT_ACTIONS[what].text, () => intents.confirm({ id: seat.id, what }), {
+        key: `${what}-${seat.id}`,
+        "aria-label": SEAT_ACTIONS[what].label(seat.name),
+      }),
+    ),
+  );
+}
+
 function playersPanel(model, intents, ctx, gameModule, view) {
   const info = model.room.state.room;
   const youHost = ctx.you !== null && info.host === ctx.you;
@@ -114,6 +173,7 @@ function playersPanel(model, intents, ctx, gameModule, view) {
             timed ? h("span", { class: "badge timer" }, countdown(ctx.deadlineAt)) : null,
           ),
           view && gameModule ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
+          youHost && playing && !seat.bot && index !== ctx.you ? seatActions(model, intents, seat) : null,
         );
       }),
     ),
@@ -288,6 +348,18 @@ function turnBanner(view, gameModule, ctx) {
   );
 }
 
+/** Shown once to a player who comes back to a seat a bot played for them. */
+function coveredNote(room, intents) {
+  if (!room.covered) return null;
+  const n = room.covered.count;
+  return h(
+    "p",
+    { class: "covered-note", role: "status", key: `covered${room.covered.id}` },
+    `A bot played ${n} ${n === 1 ? "move" : "moves"} for you. `,
+    button("Dismiss", intents.dismissCovered, { "aria-label": "Dismiss the note about the bot's moves" }),
+  );
+}
+
 function tableView(model, intents) {
   const room = model.room;
   const state = room.state;
@@ -304,11 +376,13 @@ function tableView(model, intents) {
     main = [
       turnBanner(view, gameModule, ctx),
       view.over && view.result ? resultsView(model, intents, view, gameModule, ctx) : null,
+      coveredNote(room, intents),
       me && me.away
         ? h(
             "p",
             { class: "away-banner", role: "status" },
-            "Your turn timer ran out, so a bot is playing for you. ",
+            // The room does not say why (timer, lost connection or the host): say all three.
+            "A bot is playing for you for now: your time ran out, you were disconnected, or the host let a bot take your turns. ",
             button("I'm back", () => intents.send({ type: "back" }), { class: "primary" }),
           )
         : null,
