@@ -29,7 +29,8 @@ function creationKey() {
 }
 
 /**
- * Create a room; resolves to its public summary (with `code`). A request whose answer is lost
+ * Create a room; resolves to its public summary (with `code`). A `turnTimer` of null or
+ * undefined is left out, so the game's default timer applies. A request whose answer is lost
  * (the network failed) is sent once more with the same key, which finds the room it made.
  */
 export async function createRoom(game, options, turnTimer) {

@@ -8,6 +8,11 @@
 // exactly once, so a resend is always safe. Every snapshot is complete, so a reconnect needs
 // no replay: the first `state` after `welcome` is the resync. It knows nothing about games or
 // the page.
+//
+// A socket can die without closing: a phone that switched networks, a laptop that slept, a
+// proxy that dropped the flow. So it keeps a heartbeat: a `ping` when it has sent nothing for
+// a while, and a socket that has brought nothing at all for longer than that is taken for dead
+// and replaced at once, without waiting for a closing handshake that would never come.
 
 import { decode } from "../vendor/msgpack/decode.mjs";
 import { encode } from "../vendor/msgpack/encode.mjs";
@@ -31,6 +36,13 @@ const RESEND_TRIES = 5;
 /** Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes"). */
 const FINAL_CLOSES = new Set([1000, 1008, 1009, 4001, 4004]);
 
+/** Heartbeat, in ms: ping after this long without sending anything (the server answers a
+ * `ping` at once, so an open socket never stays silent for long)... */
+const PING_AFTER = 2500;
+/** ...and a socket that brought nothing for this long is dead, however open it looks. */
+const DEAD_AFTER = 5000;
+const BEAT_EVERY = 500;
+
 export class RoomConnection {
   /**
    * @param {string} code room code
@@ -52,11 +64,18 @@ export class RoomConnection {
     this.attempt = 0;
     this.timer = null;
     this.stopped = false;
+    /** performance.now() of the last frame sent and of the last frame (or open) heard. */
+    this.sentAt = 0;
+    this.heardAt = 0;
+    this.beatAt = 0;
+    this.beat = null;
     this._wake = () => {
       if (!this.stopped && this.status === "reconnecting") this._connect();
     };
     this._visible = () => {
-      if (document.visibilityState === "visible") this._wake();
+      if (document.visibilityState !== "visible") return;
+      this._wake();
+      this._beat();
     };
     window.addEventListener("online", this._wake);
     document.addEventListener("visibilitychange", this._visible);
@@ -66,6 +85,9 @@ export class RoomConnection {
   open(entry) {
     this.entry = entry;
     this.stopped = false;
+    clearInterval(this.beat);
+    this.beatAt = performance.now();
+    this.beat = setInterval(() => this._beat(), BEAT_EVERY);
     this._connect();
   }
 
@@ -82,22 +104,67 @@ export class RoomConnection {
   _connect() {
     clearTimeout(this.timer);
     this.timer = null;
-    if (this.socket) {
-      this.socket.onclose = null;
-      this.socket.close();
-    }
+    this._drop();
     this._setStatus(this.attempt ? "reconnecting" : "connecting");
     const socket = new WebSocket(this._url(), "parlor.msgpack");
     socket.binaryType = "arraybuffer";
     this.socket = socket;
+    // An attempt that brings nothing (not even the opening) is judged like a silent socket.
+    this.heardAt = performance.now();
+    this.sentAt = this.heardAt;
     socket.onopen = () => {
-      socket.send(encode(this.entry));
+      this.heardAt = performance.now();
+      this._transmit(this.entry);
     };
     socket.onmessage = (event) => this._receive(event.data);
     socket.onclose = (event) => this._closed(event);
   }
 
+  /** Let go of the current socket, if any, without waiting for it to finish closing. */
+  _drop() {
+    const socket = this.socket;
+    this.socket = null;
+    if (!socket) return;
+    socket.onmessage = null;
+    socket.onclose = null;
+    if (socket.readyState === WebSocket.CONNECTING) {
+      // Closing a socket that is still connecting makes the browser log an error; one that
+      // opens later is closed then, unused.
+      socket.onopen = () => socket.close();
+    } else {
+      socket.onopen = null;
+      socket.close();
+    }
+  }
+
+  /** Every BEAT_EVERY ms while the connection is wanted: ping when quiet, replace when dead. */
+  _beat() {
+    const now = performance.now();
+    const held = now - this.beatAt > 3 * BEAT_EVERY;
+    this.beatAt = now;
+    if (this.stopped || !this.socket) return;
+    if (held) {
+      // Our timers were held back (a hidden tab, a sleeping device), so no ping went out to
+      // be answered: ping now and judge the socket by the answer, not by the silence.
+      this.heardAt = Math.max(this.heardAt, now - DEAD_AFTER + PING_AFTER);
+    }
+    if (now - this.heardAt >= DEAD_AFTER) {
+      this._lost();
+      return;
+    }
+    if (this.status === "open" && (held || now - this.sentAt >= PING_AFTER)) {
+      this._write({ type: "ping" });
+    }
+  }
+
+  /** Nothing has come through for DEAD_AFTER: take the socket for dead and start again. */
+  _lost() {
+    this._drop();
+    this._retry(true);
+  }
+
   _receive(data) {
+    this.heardAt = performance.now();
     let msg;
     try {
       if (!(data instanceof ArrayBuffer)) throw new TypeError("not a binary frame");
@@ -137,10 +204,12 @@ export class RoomConnection {
         return;
       }
       this.pending.delete(msg.seq);
-      if (item) msg.resent = item.resent;
+      msg.resent = Boolean(item && item.resent);
+      if (item) msg.command = item.msg;
       const next = this._oldest();
       if (next) this._write(next.msg);
     }
+    if (msg.type === "pong") return;
     this.handlers.onMessage(msg);
   }
 
@@ -151,11 +220,18 @@ export class RoomConnection {
     if (this.stopped || FINAL_CLOSES.has(event.code)) {
       this.pending.clear();
       this.stopped = true;
+      clearInterval(this.beat);
       this._setStatus("closed", event.code);
       return;
     }
+    this._retry(false);
+  }
+
+  /** Connect again: at once after a first silent loss (the network is likely back, or
+   * another path is), else after a growing back-off with jitter. */
+  _retry(lost) {
     this.attempt += 1;
-    const delay = Math.min(8000, 400 * 2 ** Math.min(this.attempt - 1, 5));
+    const delay = lost && this.attempt === 1 ? 0 : Math.min(8000, 400 * 2 ** Math.min(this.attempt - 1, 5));
     this._setStatus("reconnecting", Math.round(delay / 1000));
     this.timer = setTimeout(() => this._connect(), delay * (0.8 + Math.random() * 0.4));
   }
@@ -170,14 +246,19 @@ export class RoomConnection {
     if (!this.socket || this.socket.readyState !== WebSocket.OPEN || this.status !== "open") {
       return false;
     }
-    this.socket.send(encode(msg));
+    this._transmit(msg);
     return true;
   }
 
   _write(msg) {
     if (this.socket && this.socket.readyState === WebSocket.OPEN && this.status === "open") {
-      this.socket.send(encode(msg));
+      this._transmit(msg);
     }
+  }
+
+  _transmit(msg) {
+    this.socket.send(encode(msg));
+    this.sentAt = performance.now();
   }
 
   /**
@@ -235,12 +316,16 @@ export class RoomConnection {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.beat);
     window.removeEventListener("online", this._wake);
     document.removeEventListener("visibilitychange", this._visible);
-    if (this.socket) {
-      this.socket.onclose = null;
-      this.socket.close(1000);
-      this.socket = null;
+    const socket = this.socket;
+    this.socket = null;
+    if (socket) {
+      socket.onmessage = null;
+      socket.onclose = null;
+      socket.onopen = socket.readyState === WebSocket.CONNECTING ? () => socket.close(1000) : null;
+      if (socket.readyState === WebSocket.OPEN) socket.close(1000);
     }
     this._setStatus("closed");
   }

@@ -6,6 +6,7 @@ import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
 import { patch } from "./dom.js";
 import { remembered } from "./store.js";
+import { clockText, secondsLeft } from "./views/common.js";
 import { GAMES } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
 import { headerView, roomView, screenOf } from "./views/room.js";
@@ -20,13 +21,16 @@ const model = {
   gamesError: "",
   gameInfo: null,
   name: remembered.name(),
-  home: { gameId: null, options: {}, turnTimer: 0, code: "", busy: false, error: "" },
+  // turnTimer null: the game's own default (the server's; the page does not know it).
+  home: { gameId: null, options: {}, turnTimer: null, code: "", busy: false, error: "" },
   room: null,
 };
 
 let connection = null;
 let errorTimer = null;
 let errorCount = 0;
+let noteCount = 0;
+let countdownTimer = null;
 
 // -- drawing --------------------------------------------------------------------------------------
 
@@ -61,6 +65,26 @@ function render() {
   body.over = view && view.over ? "true" : "false";
   body.game = room && room.state ? room.state.room.game : "";
   document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
+  tickCountdowns();
+}
+
+/** Keep every countdown on the page current: once a second, only their text is touched (the
+ * rest of the page is redrawn when a message comes, not by the clock). */
+function tickCountdowns() {
+  clearTimeout(countdownTimer);
+  countdownTimer = null;
+  const now = performance.now();
+  let next = Infinity;
+  for (const el of document.querySelectorAll("[data-countdown]")) {
+    const at = Number(el.dataset.countdown);
+    const left = secondsLeft(at, now);
+    const text = clockText(left);
+    if (el.textContent !== text) el.textContent = text;
+    el.parentElement.classList.toggle("low", left <= 10);
+    // The shown whole seconds change when the time left crosses the next whole second.
+    if (left > 0) next = Math.min(next, at - now - (left - 1) * 1000);
+  }
+  if (next < Infinity) countdownTimer = setTimeout(tickCountdowns, next + 15);
 }
 
 function showError(text) {
@@ -95,13 +119,18 @@ function newRoom(code) {
     notice: "",
     canWatch: false,
     state: null,
+    // performance.now() time at which the seats to act run out of time (null: no timer).
+    deadlineAt: null,
+    // "A bot played N moves for you", once per absence: {count, id}.
+    covered: null,
+    away: { was: false, covered: 0, told: false },
     chat: null,
     recent: {},
     announce: "",
     busy: false,
     error: null,
     legalKey: "",
-    ui: { game: {}, copied: false, confirmLeave: false },
+    ui: { game: {}, copied: false, confirmLeave: false, confirm: null },
   };
 }
 
@@ -219,10 +248,16 @@ function receive(msg) {
     case "state": {
       // Versions never go back on one connection; a new connection's first state is the new
       // baseline (after a store failover it may be older than what this page saw).
-      const prev = connection.fresh ? null : room.state;
+      const fresh = connection.fresh;
+      const prev = fresh ? null : room.state;
       connection.fresh = false;
       if (prev && msg.version < prev.version) return;
       room.state = msg;
+      // Counted from when the message arrived, on this page's monotonic clock: the device's
+      // wall clock may be off by minutes.
+      const left = msg.room.deadline - msg.room.now;
+      room.deadlineAt = msg.room.deadline > 0 ? performance.now() + left * 1000 : null;
+      noteCovered(room, msg, fresh);
       connection.knowLastSeq(msg.last_seq || 0);
       // The same version comes again when only presence changed: nothing was played.
       const played = prev && prev.version !== msg.version && prev.room.round === msg.room.round;
@@ -259,6 +294,38 @@ function receive(msg) {
   render();
 }
 
+/** Tell a returning player, once, how many moves a bot made for them: on the first state after
+ * entering (a reload, a reopened link, a reconnect) or when their seat stops being away. */
+function noteCovered(room, msg, fresh) {
+  const seat = msg.you === null ? null : msg.room.seats[msg.you];
+  const away = room.away;
+  if (!seat) return;
+  let count = 0;
+  if (fresh && seat.covered > 0) count = seat.covered;
+  else if (away.was && !seat.away && !away.told) count = away.covered;
+  if (count > 0) {
+    noteCount += 1;
+    room.covered = { count, id: noteCount };
+    away.told = true;
+  }
+  if (seat.away) {
+    away.was = true;
+    away.covered = seat.covered;
+  } else {
+    room.away = { was: false, covered: 0, told: false };
+  }
+}
+
+/** A refusal in words; a refused move says so plainly (it may have been sent again after a
+ * reconnect, and a bot may have played that turn meanwhile). */
+function refusalText(msg) {
+  const text = msg.message || msg.code;
+  const command = msg.command;
+  if (command && command.type === "act") return `Your move was not made: ${text}`;
+  if (command && command.type === "chat") return `Your message was not sent: ${text}`;
+  return text;
+}
+
 function handleError(msg) {
   const room = model.room;
   switch (msg.code) {
@@ -287,7 +354,7 @@ function handleError(msg) {
         ask(msg.message);
         return;
       }
-      showError(msg.message || msg.code);
+      showError(refusalText(msg));
   }
 }
 
@@ -325,7 +392,7 @@ const intents = {
     home.error = "";
     render();
     try {
-      const created = await api.createRoom(home.gameId, home.options, home.turnTimer || 0);
+      const created = await api.createRoom(home.gameId, home.options, home.turnTimer);
       home.busy = false;
       await openRoom(created.code, "join");
     } catch (error) {
@@ -397,6 +464,17 @@ const intents = {
   },
   dismissError() {
     model.room.error = null;
+    render();
+  },
+  /** Ask before a host action on a seat ({id, what}), or stop asking (null); `focusKey` is the
+   * keyed control to put the keyboard focus back on. */
+  confirm(asking, focusKey = null) {
+    model.room.ui.confirm = asking;
+    render();
+    if (focusKey) document.querySelector(`#app [data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  },
+  dismissCovered() {
+    model.room.covered = null;
     render();
   },
   async copyLink() {

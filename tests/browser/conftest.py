@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.browser.pages import Person
-from tests.processes import Process, free_port, http_ok
+from tests.browser.served import parlor_serve
 
-ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("PARLOR_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -37,21 +35,9 @@ DESKTOP = {"width": 1280, "height": 860}
 
 @pytest.fixture(scope="session")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = free_port()
-    env = {
-        "PARLOR_PORT": str(port),
-        "PARLOR_HOST": "127.0.0.1",
-        "PARLOR_BOT_DELAY": "0.05",
-        # Every test creates rooms from 127.0.0.1: lift the per-address creation limit.
-        "PARLOR_CREATE_BURST": "1000",
-        "REDIS_URL": "",
-        "PARLOR_EPHEMERAL": "true",
-    }
-    log = tmp_path_factory.mktemp("server") / "server.log"
-    argv = [sys.executable, "-m", "server.cli", "serve"]
-    server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
-    with server:
-        yield f"http://127.0.0.1:{port}"
+    served = parlor_serve(tmp_path_factory.mktemp("server"))
+    with served.process:
+        yield served.url
 
 
 # Per module, not per session: Playwright's sync API keeps an event loop running in this thread

@@ -39,6 +39,9 @@ class Person:
         self.page = page
         self.url = url
         self.errors: list[str] = []
+        self._listen(page)
+
+    def _listen(self, page: Page) -> None:
         page.on("pageerror", lambda exc: self.errors.append(f"page error: {exc}"))
         page.on("console", self._console)
 
@@ -116,6 +119,16 @@ class Person:
 
     def open_link(self, code: str) -> None:
         self.page.goto(f"/r/{code}")
+
+    def close_tab(self) -> None:
+        """Close the page; the browser (and what it remembers) stays."""
+        self.page.close()
+
+    def reopen(self, code: str) -> None:
+        """A new tab in the same browser, at the room's link."""
+        self.page = self.page.context.new_page()
+        self._listen(self.page)
+        self.open_link(code)
 
     def join_from_link(self, code: str) -> None:
         self.open_link(code)

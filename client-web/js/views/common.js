@@ -121,12 +121,20 @@ export function optionsFields(schema, values, onChange, { disabled = false } = {
   );
 }
 
-/** The turn timer input: 0 is off. */
-export function timerField(value, onChange, { disabled = false } = {}) {
+/**
+ * The turn timer input: 0 is off. With `unset` (a phrase such as "the game's default") the
+ * field may be left empty, which reports null.
+ */
+export function timerField(value, onChange, { disabled = false, unset = "" } = {}) {
+  const empty = value === null || value === undefined;
   return h(
     "div",
     { class: "field", key: "opt-turn-timer" },
-    h("label", { for: "opt-turn-timer" }, "Turn timer in seconds (0 = off)"),
+    h(
+      "label",
+      { for: "opt-turn-timer" },
+      unset ? `Turn timer in seconds (0 = off, empty = ${unset})` : "Turn timer in seconds (0 = off)",
+    ),
     h("input", {
       type: "number",
       id: "opt-turn-timer",
@@ -134,10 +142,15 @@ export function timerField(value, onChange, { disabled = false } = {}) {
       min: 0,
       max: 600,
       step: 1,
-      value: String(value || 0),
+      value: empty ? "" : String(value),
+      placeholder: unset && empty ? unset : null,
       disabled,
       "aria-describedby": "opt-turn-timer-hint",
       onchange: (e) => {
+        if (unset && e.target.value.trim() === "") {
+          onChange(null);
+          return;
+        }
         const number = Number(e.target.value);
         if (Number.isFinite(number)) onChange(number);
       },
@@ -147,5 +160,61 @@ export function timerField(value, onChange, { disabled = false } = {}) {
       { id: "opt-turn-timer-hint" },
       "When a player takes longer, a bot makes that move for them until they are back.",
     ),
+  );
+}
+
+/** The turn timers the table's compact control offers, in seconds (0 = off). */
+export const TIMER_CHOICES = [0, 30, 45, 60, 90, 120];
+
+/** A compact turn timer choice (off, 30 s … 120 s, and the current value if it is another). */
+export function timerChoice(value, onChange, { id = "turn-timer-choice", disabled = false } = {}) {
+  const current = Number(value) || 0;
+  const choices = TIMER_CHOICES.includes(current)
+    ? TIMER_CHOICES
+    : [...TIMER_CHOICES, current].sort((a, b) => a - b);
+  return h(
+    "div",
+    { class: "field inline", key: id },
+    h("label", { for: id }, "Turn timer"),
+    h(
+      "select",
+      {
+        id,
+        disabled,
+        onchange: (e) => onChange(choices[e.target.selectedIndex]),
+      },
+      choices.map((seconds) =>
+        h(
+          "option",
+          { value: String(seconds), selected: seconds === current },
+          seconds ? `${seconds} s` : "Off",
+        ),
+      ),
+    ),
+  );
+}
+
+/** Whole seconds left until `deadlineAt` (a performance.now() time), never below 0. */
+export function secondsLeft(deadlineAt, now = performance.now()) {
+  return Math.max(0, Math.ceil((deadlineAt - now) / 1000));
+}
+
+/** 75 -> "1:15", 9 -> "0:09". */
+export function clockText(seconds) {
+  const rest = seconds % 60;
+  return `${Math.floor(seconds / 60)}:${rest < 10 ? "0" : ""}${rest}`;
+}
+
+/**
+ * The time left to act, as text that main.js keeps current once a second (it finds the
+ * `data-countdown` element and rewrites only its text): nothing else is redrawn by the clock.
+ */
+export function countdown(deadlineAt, { label = "left" } = {}) {
+  const left = secondsLeft(deadlineAt);
+  return h(
+    "span",
+    { class: ["countdown", left <= 10 && "low"], role: "timer" },
+    h("span", { "data-countdown": String(deadlineAt) }, clockText(left)),
+    ` ${label}`,
   );
 }

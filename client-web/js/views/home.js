@@ -73,7 +73,7 @@ export function homeView(model, intents) {
           { class: "options", key: `options-${game.id}` },
           h("summary", null, `${game.name} options`),
           optionsFields(game.options, home.options, intents.setHomeOption),
-          timerField(home.turnTimer, intents.setHomeTimer),
+          timerField(home.turnTimer, intents.setHomeTimer, { unset: "the game's default" }),
         )
       : null,
     h(

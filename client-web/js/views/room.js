@@ -2,7 +2,7 @@
 // banner, players, chat and results. Game tables come from ./games/.
 
 import { h } from "../dom.js";
-import { button, listNames, optionsFields, seatName, timerField } from "./common.js";
+import { button, countdown, listNames, optionsFields, seatName, timerChoice, timerField } from "./common.js";
 import { GAMES } from "./games/index.js";
 import { lobbyView, shareBox } from "./lobby.js";
 
@@ -83,8 +83,69 @@ function noticeView(model, intents) {
 
 // -- shared side panels -------------------------------------------------------------------------
 
-function playersPanel(model, ctx, gameModule, view) {
+/** What the host may do about another person's seat during play: let a bot play it for now
+ * (`sit_out`) or remove the person (`kick`: a bot keeps the seat). Each asks first, in place:
+ * the button that was pressed becomes the "yes" button, so keyboard focus stays on it. */
+const SEAT_ACTIONS = {
+  sit_out: {
+    label: (name) => `Let a bot play for ${name}`,
+    text: "Let a bot play",
+    question: (name) => `Let a bot play for ${name} until ${name} is back?`,
+    yes: "Yes, let a bot play",
+    yesLabel: (name) => `Yes, let a bot play for ${name}`,
+  },
+  kick: {
+    label: (name) => `Remove ${name}`,
+    text: "Remove",
+    question: (name) =>
+      `Remove ${name} from the game? A bot plays the seat from now on; ${name} can only watch.`,
+    yes: "Yes, remove",
+    yesLabel: (name) => `Yes, remove ${name}`,
+  },
+};
+
+function seatActions(model, intents, seat) {
+  const asking = model.room.ui.confirm;
+  const offered = seat.away ? ["kick"] : ["sit_out", "kick"];
+  const cancel = (key) => intents.confirm(null, key);
+  for (const what of offered) {
+    if (!asking || asking.id !== seat.id || asking.what !== what) continue;
+    const words = SEAT_ACTIONS[what];
+    const key = `${what}-${seat.id}`;
+    const escape = (e) => {
+      if (e.key === "Escape") cancel(key);
+    };
+    return h(
+      "div",
+      { class: "seat-actions asking", role: "group", "aria-label": words.label(seat.name), key: "actions" },
+      h("p", { role: "status" }, words.question(seat.name)),
+      button(
+        words.yes,
+        () => {
+          intents.confirm(null);
+          intents.send({ type: what, id: seat.id });
+        },
+        { key, class: "danger", "aria-label": words.yesLabel(seat.name), onkeydown: escape },
+      ),
+      button("Cancel", () => cancel(key), { key: `${key}-cancel`, onkeydown: escape }),
+    );
+  }
+  return h(
+    "div",
+    { class: "seat-actions", key: "actions" },
+    offered.map((what) =>
+      button(SEAT_ACTIONS[what].text, () => intents.confirm({ id: seat.id, what }), {
+        key: `${what}-${seat.id}`,
+        "aria-label": SEAT_ACTIONS[what].label(seat.name),
+      }),
+    ),
+  );
+}
+
+function playersPanel(model, intents, ctx, gameModule, view) {
   const info = model.room.state.room;
+  const youHost = ctx.you !== null && info.host === ctx.you;
+  const playing = info.phase === "playing";
   return h(
     "section",
     { class: "panel players-panel", "aria-labelledby": "players-title" },
@@ -95,6 +156,8 @@ function playersPanel(model, ctx, gameModule, view) {
       info.seats.map((seat, index) => {
         const status = seat.bot ? "bot" : seat.away ? "away" : seat.connected ? "online" : "offline";
         const turn = view && view.to_act.includes(index) && !view.over;
+        // The turn timer runs for the seats to act that a person plays (docs/protocol.md).
+        const timed = turn && !seat.bot && !seat.away && ctx.deadlineAt !== null;
         return h(
           "li",
           { key: `s${seat.id}`, class: [turn && "turn", index === ctx.you && "mine"] },
@@ -107,11 +170,18 @@ function playersPanel(model, ctx, gameModule, view) {
             info.host === index ? h("span", { class: "badge host" }, "host") : null,
             h("span", { class: `badge ${status}` }, status),
             turn ? h("span", { class: "badge turn" }, "to play") : null,
+            timed ? h("span", { class: "badge timer" }, countdown(ctx.deadlineAt)) : null,
           ),
           view && gameModule ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
+          youHost && playing && !seat.bot && index !== ctx.you ? seatActions(model, intents, seat) : null,
         );
       }),
     ),
+    youHost && playing
+      ? timerChoice(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value }), {
+          id: "table-turn-timer",
+        })
+      : null,
   );
 }
 
@@ -188,6 +258,8 @@ function gameContext(model, intents) {
     act: intents.act,
     busy: room.busy || room.status !== "open",
     recent: (seat) => (room.recent[seat] ? room.recent[seat].text : null),
+    deadlineAt: room.deadlineAt,
+    away: state.you !== null && Boolean(info.seats[state.you] && info.seats[state.you].away),
   };
 }
 
@@ -249,20 +321,42 @@ function resultsView(model, intents, view, gameModule, ctx) {
 function turnBanner(view, gameModule, ctx) {
   if (view.over) return h("p", { class: "turn-banner over", "data-turn": "over", role: "status" }, "The game is over.");
   const mine = !ctx.spectator && (view.legal || []).some((a) => a.type !== "undo");
-  if (mine) {
-    return h(
-      "p",
-      { class: "turn-banner mine", "data-turn": "mine", role: "status" },
-      h("strong", null, "Your turn. "),
-      gameModule.prompt(view, ctx),
-    );
-  }
   const undo = !ctx.spectator && (view.legal || []).some((a) => a.type === "undo");
+  const banner = mine
+    ? h(
+        "p",
+        { class: "turn-banner mine", "data-turn": "mine", role: "status" },
+        h("strong", null, "Your turn. "),
+        gameModule.prompt(view, ctx),
+      )
+    : h(
+        "p",
+        { class: "turn-banner", "data-turn": "other", role: "status" },
+        gameModule.waiting(view, ctx) || "Waiting…",
+        undo ? ` ${gameModule.prompt(view, ctx)}` : "",
+      );
+  // Beside the banner, not in it: the banner is a live region, and a clock in it would be
+  // read out every second.
+  return h(
+    "div",
+    { class: "turn-line" },
+    banner,
+    // An away seat has no clock: the one running is someone else's.
+    ctx.deadlineAt === null || (mine && ctx.away)
+      ? null
+      : h("span", { class: ["banner-timer", mine && "mine"] }, countdown(ctx.deadlineAt)),
+  );
+}
+
+/** Shown once to a player who comes back to a seat a bot played for them. */
+function coveredNote(room, intents) {
+  if (!room.covered) return null;
+  const n = room.covered.count;
   return h(
     "p",
-    { class: "turn-banner", "data-turn": "other", role: "status" },
-    gameModule.waiting(view, ctx) || "Waiting…",
-    undo ? ` ${gameModule.prompt(view, ctx)}` : "",
+    { class: "covered-note", role: "status", key: `covered${room.covered.id}` },
+    `A bot played ${n} ${n === 1 ? "move" : "moves"} for you. `,
+    button("Dismiss", intents.dismissCovered, { "aria-label": "Dismiss the note about the bot's moves" }),
   );
 }
 
@@ -282,11 +376,13 @@ function tableView(model, intents) {
     main = [
       turnBanner(view, gameModule, ctx),
       view.over && view.result ? resultsView(model, intents, view, gameModule, ctx) : null,
+      coveredNote(room, intents),
       me && me.away
         ? h(
             "p",
             { class: "away-banner", role: "status" },
-            "Your turn timer ran out, so a bot is playing for you. ",
+            // The room does not say why (timer, lost connection or the host): say all three.
+            "A bot is playing for you for now: your time ran out, you were disconnected, or the host let a bot take your turns. ",
             button("I'm back", () => intents.send({ type: "back" }), { class: "primary" }),
           )
         : null,
@@ -301,7 +397,7 @@ function tableView(model, intents) {
     h(
       "aside",
       { class: "table-side", "aria-label": "Players and chat" },
-      playersPanel(model, ctx, gameModule, view),
+      playersPanel(model, intents, ctx, gameModule, view),
       chatPanel(model, intents),
       leaveBox(model, intents),
       h("details", { class: "panel invite", key: "invite" }, h("summary", null, "Invite or share"), shareBox(model, intents)),
@@ -349,7 +445,7 @@ export function roomView(model, intents) {
 const STATUS_TEXT = {
   connecting: "Connecting…",
   open: "Connected",
-  reconnecting: "Reconnecting…",
+  reconnecting: "Connection lost — reconnecting…",
   closed: "Offline",
 };
 
