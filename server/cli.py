@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
 import sys
 import urllib.error
 import urllib.request
@@ -20,6 +19,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.serving import uvicorn_options
 
     settings = Settings.from_env()
     settings = replace(
@@ -36,11 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
         lifespan="on",
         log_level="info",
         access_log=False,
-        # The protocol refuses frames over max_frame itself (with an error message); this is
-        # only the hard backstop. Compression costs ~100 KB per connection: off.
-        ws_max_size=max(65536, 4 * settings.max_frame),
-        ws_per_message_deflate=False,
-        ws=os.environ.get("PARLOR_WS_IMPL", "auto"),
+        **uvicorn_options(settings),
     )
     return 0
 

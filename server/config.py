@@ -74,6 +74,12 @@ class Settings:
     #: Seconds any one Redis call may take before it counts as unavailable.
     redis_timeout: float = 1.0
 
+    #: Seconds a closing WebSocket is given to finish its close (a peer that stopped reading
+    #: never does); then its TCP connection is reset, which frees its buffers at once.
+    close_timeout: float = 2.0
+    #: Seconds a graceful shutdown waits for requests and connections before cancelling them.
+    shutdown_timeout: float = 10.0
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
