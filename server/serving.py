@@ -1,16 +1,19 @@
-"""How an instance runs under uvicorn: its options, and a protocol class that bounds what
+"""How an instance runs under uvicorn: its options, and two protocol classes that bound what
 uvicorn leaves unbounded.
 
 uvicorn ends a connection with ``transport.close()``, which waits until everything buffered
 has been written. A peer that stops reading therefore keeps its socket, and the megabytes the
 kernel buffers for it, for as long as it likes, and a graceful shutdown waits for it forever.
-So:
+Nor does uvicorn time out a connection that never sends a complete request. So:
 
 - WebSockets run on uvicorn's sans-I/O ``websockets`` implementation, picked explicitly, with
   one addition: whenever a connection is closing (the app, the peer, a keepalive timeout or
   shutdown closed it), it gets ``close_timeout`` to finish, and is then reset. A close the app
   sends while the peer is not reading is written at once, behind what is already buffered (a
   slow peer that catches up in time still reads its close code), instead of waiting forever.
+- HTTP runs on uvicorn's ``httptools`` implementation, with a deadline for the request head:
+  a connection that has not sent a complete request line and headers ``header_timeout`` after
+  connecting (or after beginning its next request) is reset.
 
 A reset is an abort with ``SO_LINGER`` 0: the kernel drops the buffers and sends RST at once,
 where a plain close would keep sending what the peer does not read.
@@ -26,12 +29,14 @@ import struct
 from typing import Any, ClassVar
 
 from uvicorn._types import ASGISendEvent
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from server.config import Settings
 
 log = logging.getLogger(__name__)
+
 
 def reset(transport: asyncio.Transport) -> None:
     """Abort the connection and have the kernel drop its buffers (RST, no lingering)."""
@@ -112,6 +117,47 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self.transport.resume_reading()
 
 
+class HttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools HTTP protocol with a deadline for each request's head."""
+
+    header_timeout: ClassVar[float] = 10.0
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._head_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._await_head()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._await_head()
+
+    def on_headers_complete(self) -> None:
+        self._head_arrived()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._head_arrived()
+        super().connection_lost(exc)
+
+    def _await_head(self) -> None:
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self.header_timeout, self._head_late)
+
+    def _head_arrived(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if not self.transport.is_closing():
+            log.info("reset an HTTP connection that sent no request head in time: %s", self.client)
+            reset(self.transport)
+
+
 def _configured(base: type[Any], **attributes: Any) -> type[Any]:
     return type(base.__name__, (base,), {"__module__": __name__, **attributes})
 
@@ -119,6 +165,7 @@ def _configured(base: type[Any], **attributes: Any) -> type[Any]:
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """The uvicorn options every instance runs with (the CLI adds address and logging)."""
     return {
+        "http": _configured(HttpProtocol, header_timeout=settings.header_timeout),
         "ws": _configured(WebSocketProtocol, close_timeout_s=settings.close_timeout),
         # The protocol refuses frames over max_frame itself (with an error message); this is
         # only the hard backstop.
