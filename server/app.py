@@ -194,8 +194,15 @@ async def room_socket(websocket: WebSocket) -> None:
         session = Session(
             conn, code or "", instance.service, instance.hub, settings, instance.metrics
         )
+        # Until it is bound to the room, a connection waits for frames no longer than this.
+        join_by = asyncio.get_running_loop().time() + settings.join_timeout
         while True:
-            message = await websocket.receive()
+            try:
+                async with asyncio.timeout_at(None if session.bound or conn.closing else join_by):
+                    message = await websocket.receive()
+            except TimeoutError:
+                session.join_timed_out()
+                continue
             if message["type"] == "websocket.disconnect":
                 break
             frame: Frame | None = message.get("bytes")

@@ -77,6 +77,8 @@ class Settings:
     #: Seconds a new HTTP connection (or a kept-alive one that has begun its next request) may
     #: take to send a complete request line and headers; then it is reset.
     header_timeout: float = 10.0
+    #: Seconds a WebSocket may stay open without sending ``join``, ``resume`` or ``watch``.
+    join_timeout: float = 10.0
     #: Seconds a closing WebSocket is given to finish its close (a peer that stopped reading
     #: never does); then its TCP connection is reset, which frees its buffers at once.
     close_timeout: float = 2.0

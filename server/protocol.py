@@ -30,6 +30,7 @@ class ErrorCode(StrEnum):
     FLOOD = "flood"
     # Who you are
     NOT_JOINED = "not_joined"
+    JOIN_TIMEOUT = "join_timeout"
     ALREADY_JOINED = "already_joined"
     BAD_TOKEN = "bad_token"
     NOT_YOUR_SEAT = "not_your_seat"

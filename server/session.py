@@ -82,6 +82,14 @@ class Session:
         if self.strikes >= self.settings.max_strikes:
             self.conn.close_after_pending(CloseCode.POLICY, "too many bad messages")
 
+    def join_timed_out(self) -> None:
+        """Nothing bound this connection in time (``join_timeout``): it is closed."""
+        self._error(
+            ErrorCode.JOIN_TIMEOUT,
+            f"Send join, resume or watch within {self.settings.join_timeout:g} s of connecting",
+        )
+        self.conn.close_after_pending(CloseCode.POLICY, "no join in time")
+
     async def handle(self, frame: Frame) -> None:
         if self.conn.closing:
             return

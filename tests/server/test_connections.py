@@ -9,13 +9,14 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 
 from server.connections import Connection
 from server.protocol import CloseCode
 from server.wire import Format
 from tests.server.deployed import RawWebSocket, parlor_serve, serve_deployed
 from tests.server.driver import seat_clients
-from tests.server.harness import TEST_SETTINGS, Client, create_room
+from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 
 
 class Peer:
@@ -165,3 +166,32 @@ def test_sigterm_stops_parlor_serve_despite_a_client_that_never_reads(
         server.send_signal(signal.SIGTERM)
         assert server.exits_within(30), "parlor serve hung on SIGTERM"
         stalled.shut()
+
+
+async def closed_with(client: Client, timeout: float = 10.0) -> int:
+    """Read until the server closes the connection; its close code."""
+    with pytest.raises(ConnectionClosed):
+        async with asyncio.timeout(timeout):
+            while True:
+                await client.recv(timeout)
+    code = client.ws.close_code
+    assert code is not None
+    return code
+
+
+async def test_a_connection_that_does_not_join_in_time_is_told_and_closed() -> None:
+    async with serve(replace(TEST_SETTINGS, join_timeout=0.3)) as server:
+        code = await create_room(server.http, "toy")
+        joined = await Client.open(server.ws, code)
+        await joined.watch()
+        idle = await Client.open(server.ws, code)
+        refused = await Client.open(server.ws, code)
+        await refused.send({"type": "resume", "token": "no-such-token"})
+        await refused.error("bad_token")
+        for client in (idle, refused):
+            message = await client.error("join_timeout")
+            assert "join" in message["message"]
+            assert await closed_with(client) == CloseCode.POLICY
+        # Its own deadline passed before theirs: a bound connection has none.
+        await joined.send({"type": "sync"})
+        await joined.expect("state")
