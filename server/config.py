@@ -79,6 +79,9 @@ class Settings:
     header_timeout: float = 10.0
     #: Seconds a WebSocket may stay open without sending ``join``, ``resume`` or ``watch``.
     join_timeout: float = 10.0
+    #: WebSockets one client address may hold open at once on this instance (behind a trusted
+    #: proxy, the forwarded address); more are refused at the upgrade.
+    max_connections_per_address: int = 64
     #: Seconds a closing WebSocket is given to finish its close (a peer that stopped reading
     #: never does); then its TCP connection is reset, which frees its buffers at once.
     close_timeout: float = 2.0

@@ -28,6 +28,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_TYPE = "unknown_type"
     BAD_MESSAGE = "bad_message"
     FLOOD = "flood"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
     # Who you are
     NOT_JOINED = "not_joined"
     JOIN_TIMEOUT = "join_timeout"

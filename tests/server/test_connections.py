@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import pytest
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.connections import Connection
 from server.protocol import CloseCode
@@ -195,3 +196,29 @@ async def test_a_connection_that_does_not_join_in_time_is_told_and_closed() -> N
         # Its own deadline passed before theirs: a bound connection has none.
         await joined.send({"type": "sync"})
         await joined.expect("state")
+
+
+async def test_connections_per_address_are_capped_and_the_forwarded_address_counts() -> None:
+    async with serve(replace(TEST_SETTINGS, max_connections_per_address=2)) as server:
+        code = await create_room(server.http, "toy")
+
+        async def open_from(address: str | None) -> Client:
+            headers = {} if address is None else {"X-Forwarded-For": address}
+            return await Client.open(server.ws, code, additional_headers=headers)
+
+        first, second = await open_from("203.0.113.7"), await open_from("203.0.113.7")
+        with pytest.raises(InvalidStatus) as refused:
+            await open_from("203.0.113.7")
+        response = refused.value.response
+        assert response.status_code == 429
+        body = json.loads(response.body)
+        assert body["code"] == "too_many_connections" and body["message"]
+        # The proxy (this test, on 127.0.0.1: trusted by default) forwards other clients.
+        await (await open_from("203.0.113.8")).watch()
+        await (await open_from(None)).watch()
+        # A connection that ends gives its place back.
+        await first.join("A")
+        await second.join("B")
+        await first.close()
+        await second.until(_connected(first.welcome["id"], False))  # type: ignore[index]
+        await (await open_from("203.0.113.7")).watch()
