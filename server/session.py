@@ -134,12 +134,14 @@ class Session:
                 self.conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
         except StoreError as exc:
             log.warning("store error in %s: %s", self.code, exc)
-            self._error(
-                ErrorCode.UNAVAILABLE,
-                "The room store is unavailable: this may or may not have been applied; "
-                "resend it unchanged (same seq) to find out",
-                **extra,
-            )
+            if isinstance(message, Sequenced | Join):
+                text = (
+                    "The room store is unavailable: this may or may not have been applied; "
+                    "resend it unchanged (same seq or key) to find out"
+                )
+            else:
+                text = "The room store is unavailable; send it again shortly"
+            self._error(ErrorCode.UNAVAILABLE, text, **extra)
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -158,6 +160,10 @@ class Session:
         elif isinstance(message, Sync):
             if not self.bound:
                 raise RoomError(ErrorCode.NOT_JOINED, "Send join, resume or watch first")
+            # Read the room here, not only in the hub's background reload: a store that does
+            # not answer is then answered (unavailable) instead of leaving the sync unanswered.
+            if await self.service.get(self.code) is None:
+                raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
             self.hub.resend(self.conn)
         else:
             await self._command(message, self._seat_id())
