@@ -257,3 +257,77 @@ class _Other:
 
 def table_for(table: Table, code: str) -> _Other:
     return _Other(table, code)
+
+
+# -- cases fixed before: each pinned here by name -------------------------------------------------
+
+
+async def test_type_that_is_a_list_or_a_map(table: Table) -> None:
+    for kind in ([1, 2], {"a": 1}):
+        await refused(table, table.players[0], pack({"type": kind}), "unknown_type", raw=True)
+
+
+async def test_resume_token_with_a_lone_surrogate(table: Table) -> None:
+    client = await Client.open(table.server.ws, table.code, "json")
+    await refused(table, client, '{"type": "resume", "token": "ab\\ud800cd"}', "bad_message", True)
+
+
+async def test_refused_act_and_flood_refusals_carry_the_seq(table: Table) -> None:
+    mover, _ = table.to_move()
+    message = await refused_error(table, mover, {"type": "act", "seq": 500, "action": {"x": 1}})
+    assert message["seq"] == 500
+    for seq in range(501, 501 + int(SETTINGS.flood_burst) + 1):
+        await mover.send({"type": "act", "seq": seq, "action": {"x": 1}})
+    flood = await mover.until(lambda m: m["type"] == "error" and m["code"] == "flood")
+    assert isinstance(flood["seq"], int) and flood["seq"] > 500
+
+
+async def test_turn_timer_that_is_not_a_number(table: Table) -> None:
+    host = table.players[0]
+    for timer in ("30", True, [30]):
+        await refused(table, host, {"type": "options", "turn_timer": timer}, "bad_message")
+
+
+async def test_seq_out_of_range(table: Table) -> None:
+    mover, _ = table.to_move()
+    action = mover.state["view"]["legal"][0]  # type: ignore[index]
+    for seq in (0, -1, 2**53 + 1):
+        await refused(table, mover, {"type": "act", "seq": seq, "action": action}, "bad_message")
+    last_seq = mover.state["last_seq"]  # type: ignore[index]
+    far = {"type": "act", "seq": last_seq + 5000, "action": action}
+    message = await refused_error(table, mover, far)
+    assert message["code"] == "bad_seq" and message["last_seq"] == last_seq
+
+
+# -- nesting ------------------------------------------------------------------------------------
+
+#: Frames of a few KiB: the default frame limit, not the table's small one.
+NESTED = replace(SETTINGS, max_frame=TEST_SETTINGS.max_frame)
+
+
+async def test_json_nested_a_thousand_deep() -> None:
+    """Fits in the 4 KiB limit; used to raise RecursionError in the handler (a 1006 for the
+    client, a traceback in the log)."""
+    deep = "[" * 1500 + "]" * 1500
+    async with serve(NESTED) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code, "json")
+        for frame in (deep, '{"type": "watch", "x": ' + deep + "}"):
+            await client.send_raw(frame)
+            message = await client.error("bad_frame")
+            assert "deep" in message["message"]
+        await client.watch()
+
+
+async def test_msgpack_nested_too_deep() -> None:
+    deep: list[Any] = []
+    for _ in range(40):
+        deep = [deep]
+    async with serve(NESTED) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        for frame in (b"\x91" * 3000 + b"\x90", pack({"type": "watch", "x": deep})):
+            await client.send_raw(frame)
+            message = await client.error("bad_frame")
+            assert "deep" in message["message"]
+        await client.watch()
