@@ -206,21 +206,23 @@ async def room_socket(websocket: WebSocket) -> None:
     try:
         await websocket.accept(subprotocol=subprotocol)
         conn.start()
-        await _converse(websocket, conn, instance)
+        await _converse(websocket, conn, instance, address)
     finally:
         instance.hub.detach(conn)
         instance.sockets.give_back(address)
         await conn.stop()
 
 
-async def _converse(websocket: WebSocket, conn: Connection, instance: Instance) -> None:
+async def _converse(websocket: WebSocket, conn: Connection, instance: Instance, peer: str) -> None:
     """Receive frames until the client disconnects; the session answers each one."""
     settings = instance.settings
     code = codes.normalize(websocket.path_params["code"])
     if code is None:
         conn.send(error(ErrorCode.NO_ROOM, "That is not a room code"))
         conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
-    session = Session(conn, code or "", instance.service, instance.hub, settings, instance.metrics)
+    session = Session(
+        conn, code or "", instance.service, instance.hub, settings, instance.metrics, peer
+    )
     # Until it is bound to the room, a connection waits for frames no longer than this.
     join_by = asyncio.get_running_loop().time() + settings.join_timeout
     while True:

@@ -3,7 +3,9 @@ the sender only, and the room's version does not move."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -331,3 +333,81 @@ async def test_msgpack_nested_too_deep() -> None:
             message = await client.error("bad_frame")
             assert "deep" in message["message"]
         await client.watch()
+
+
+# -- strikes and the log ------------------------------------------------------------------------
+
+STRIKES = replace(TEST_SETTINGS, max_strikes=5)
+#: One message passes (a watch), every other one is a flood.
+FLOODED = replace(STRIKES, flood_rate=0.001, flood_burst=1.0)
+#: A frame over the limit is answered, then the connection is closed at once.
+TOO_BIG = "x" * (STRIKES.max_frame + 1)
+#: (format, frame, error code) for every kind of frame no correct client sends.
+HOSTILE: dict[str, tuple[str, bytes | str, str]] = {
+    "malformed-msgpack": ("msgpack", b"\xc1\xff\x00", "bad_frame"),
+    "text-frame-on-msgpack": ("msgpack", '{"type": "sync"}', "bad_frame"),
+    "malformed-json": ("json", "{not json", "bad_frame"),
+    "not-an-object": ("msgpack", pack([1, 2, 3]), "bad_frame"),
+    "json-nested-too-deep": ("json", "[" * 1500 + "]" * 1500, "bad_frame"),
+    "msgpack-nested-too-deep": ("msgpack", b"\x91" * 3000 + b"\x90", "bad_frame"),
+    "type-a-list": ("msgpack", pack({"type": [1]}), "unknown_type"),
+    "type-a-map": ("msgpack", pack({"type": {"a": 1}}), "unknown_type"),
+    "unknown-type": ("msgpack", pack({"type": "teleport"}), "unknown_type"),
+    "missing-type": ("msgpack", pack({"seq": 1}), "unknown_type"),
+    "mistyped-field": ("msgpack", pack({"type": "act", "seq": "1", "action": {}}), "bad_message"),
+    "seq-out-of-range": (
+        "msgpack",
+        pack({"type": "act", "seq": 2**53 + 1, "action": {}}),
+        "bad_message",
+    ),
+    "token-with-a-surrogate": ("json", '{"type": "resume", "token": "\\ud800"}', "bad_message"),
+    "timer-not-a-number": (
+        "msgpack",
+        pack({"type": "options", "seq": 1, "turn_timer": "30"}),
+        "bad_message",
+    ),
+    "frame-too-big": ("json", TOO_BIG, "too_big"),
+    "flood": ("msgpack", pack({"type": "watch"}), "flood"),
+}
+
+
+@contextlib.contextmanager
+def uvicorn_logs_to(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """uvicorn's loggers do not propagate (and are set up again by every server): send them
+    to caplog too, for as long as the server runs."""
+    logger = logging.getLogger("uvicorn")
+    logger.addHandler(caplog.handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(caplog.handler)
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
+    case: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    fmt, frame, code = HOSTILE[case]
+    caplog.set_level(logging.INFO)
+    big, flood = code == "too_big", code == "flood"
+    async with serve(FLOODED if flood else STRIKES) as server:
+        with uvicorn_logs_to(caplog):
+            room = await create_room(server.http, "toy")
+            before = (await server.instance.store.load(room)).version  # type: ignore[union-attr]
+            client = await Client.open(server.ws, room, fmt)
+            for _ in range(1 if big else STRIKES.max_strikes + flood):
+                await client.send_raw(frame)
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await client.recv()
+            assert client.ws.close_code == (1009 if big else 1008)
+            assert [e["code"] for e in client.errors] == [code] * (
+                1 if big else STRIKES.max_strikes
+            )
+            assert all(e["message"] for e in client.errors)
+            after = (await server.instance.store.load(room)).version  # type: ignore[union-attr]
+            assert after == before
+    refusals = [r for r in caplog.records if r.getMessage().startswith(f"refused {code} ")]
+    assert len(refusals) == len(client.errors), "each refusal is logged"
+    troubles = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not troubles, [r.getMessage() for r in troubles]
