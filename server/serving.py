@@ -37,6 +37,11 @@ from server.config import Settings
 
 log = logging.getLogger(__name__)
 
+#: The WebSocket layer's own limit on a message. Far above the protocol's (``max_frame``, which
+#: is answered with ``too_big``): only what is too big to be worth reading is cut off here,
+#: with a bare 1009.
+WS_MAX_SIZE = 2**20
+
 
 def reset(transport: asyncio.Transport) -> None:
     """Abort the connection and have the kernel drop its buffers (RST, no lingering)."""
@@ -167,9 +172,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
     return {
         "http": _configured(HttpProtocol, header_timeout=settings.header_timeout),
         "ws": _configured(WebSocketProtocol, close_timeout_s=settings.close_timeout),
-        # The protocol refuses frames over max_frame itself (with an error message); this is
-        # only the hard backstop.
-        "ws_max_size": max(65536, 4 * settings.max_frame),
+        "ws_max_size": max(WS_MAX_SIZE, 4 * settings.max_frame),
         # Compression costs ~100 KB per connection, and frames are small: off.
         "ws_per_message_deflate": False,
         "timeout_graceful_shutdown": settings.shutdown_timeout,

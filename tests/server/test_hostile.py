@@ -14,6 +14,8 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from rules.codec import pack
 from server.memory_store import MemoryStore
+from server.serving import WS_MAX_SIZE
+from tests.server.deployed import serve_deployed
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
@@ -411,3 +413,30 @@ async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
     assert len(refusals) == len(client.errors), "each refusal is logged"
     troubles = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not troubles, [r.getMessage() for r in troubles]
+
+
+# -- frame sizes, as deployed -------------------------------------------------------------------
+
+
+async def test_a_frame_over_64_kib_is_answered_too_big_then_closed_1009() -> None:
+    """uvicorn's own limit (ws_max_size) used to cut such frames off with a bare 1009."""
+    async with serve_deployed(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        await client.send_raw(pack({"type": "chat", "seq": 1, "text": "x" * 100_000}))
+        message = await client.error("too_big")
+        assert str(TEST_SETTINGS.max_frame) in message["message"]
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
+        assert client.ws.close_code == 1009
+
+
+async def test_a_frame_over_the_websocket_limit_is_closed_1009_without_a_message() -> None:
+    async with serve_deployed(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        with contextlib.suppress(ConnectionClosed):
+            await client.send_raw(b"\x00" * (WS_MAX_SIZE + 1))
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
+        assert client.ws.close_code == 1009 and not client.errors
