@@ -41,15 +41,40 @@ log = logging.getLogger("parlor")
 MAX_BODY = 16 * 1024
 
 
-def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+#: The scheme of the pages that open WebSockets of each scheme.
+_PAGE_SCHEMES = {"ws": "http", "wss": "https"}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_allowed(
+    origin: str | None, host: str | None, scheme: str, allowed: tuple[str, ...]
+) -> bool:
     """Browsers always send Origin on WebSockets; tools may not (and cannot be tricked into a
-    cross-site request), so a missing Origin is fine. A present one must be same-origin or
-    on the allow-list."""
+    cross-site request), so a missing Origin is fine. A present one must be on the allow-list
+    or the request's own origin: the same scheme, host and port. ``scheme`` is the request's
+    (``ws`` or ``wss``) as uvicorn gives it: behind a proxy that terminates TLS it comes from
+    X-Forwarded-Proto, and only if the proxy is trusted (FORWARDED_ALLOW_IPS)."""
     if origin is None:
         return True
     if "*" in allowed or origin in allowed:
         return True
-    return host is not None and urlsplit(origin).netloc == host
+    if host is None:
+        return False
+    own = _origin_of(f"{_PAGE_SCHEMES.get(scheme, scheme)}://{host}")
+    return own is not None and _origin_of(origin) == own
+
+
+def _origin_of(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL, the port filled in from the scheme; None if malformed."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port if port is not None else _DEFAULT_PORTS.get(scheme)
 
 
 def _instance(scope_app: Any) -> Instance:
@@ -164,8 +189,10 @@ async def _admit(websocket: WebSocket, instance: Instance) -> str | None:
     """Check a WebSocket before its upgrade. The client address it now counts against, or
     None if it was refused (with an HTTP status: browsers then see a failed connection)."""
     settings = instance.settings
+    headers = websocket.headers
+    scheme = websocket.scope["scheme"]
     if not origin_allowed(
-        websocket.headers.get("origin"), websocket.headers.get("host"), settings.allowed_origins
+        headers.get("origin"), headers.get("host"), scheme, settings.allowed_origins
     ):
         instance.metrics.errors["origin"] += 1  # not an error code: nothing is sent
         await websocket.close(CloseCode.POLICY)  # before accept: the client sees HTTP 403

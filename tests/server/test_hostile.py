@@ -13,6 +13,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from rules.codec import pack
+from server.app import origin_allowed
 from server.memory_store import MemoryStore
 from server.serving import WS_MAX_SIZE
 from tests.server.deployed import serve_deployed
@@ -440,3 +441,61 @@ async def test_a_frame_over_the_websocket_limit_is_closed_1009_without_a_message
         with pytest.raises(ConnectionClosed):
             await client.recv()
         assert client.ws.close_code == 1009 and not client.errors
+
+
+# -- origins ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "scheme", "ok"),
+    [
+        ("http://cards.example", "cards.example", "ws", True),
+        ("https://cards.example", "cards.example", "wss", True),
+        ("https://cards.example", "cards.example", "ws", False),
+        ("http://cards.example", "cards.example", "wss", False),
+        ("https://cards.example:443", "cards.example", "wss", True),
+        ("http://cards.example:8080", "cards.example:8080", "ws", True),
+        ("http://cards.example:8081", "cards.example:8080", "ws", False),
+        ("http://CARDS.example", "cards.EXAMPLE", "ws", True),
+        ("http://evil.example", "cards.example", "ws", False),
+        ("http://[::1]:8000", "[::1]:8000", "ws", True),
+        ("null", "cards.example", "ws", False),
+        ("http://cards.example:99999", "cards.example", "ws", False),
+        (None, "cards.example", "wss", True),
+    ],
+)
+def test_origin_must_match_scheme_host_and_port(
+    origin: str | None, host: str, scheme: str, ok: bool
+) -> None:
+    assert origin_allowed(origin, host, scheme, ()) is ok
+
+
+async def test_origin_with_another_scheme_is_refused(table: Table) -> None:
+    """The Origin check used to compare only host and port: an http page was accepted by an
+    https deployment and the other way round."""
+    port = table.server.port
+    with pytest.raises(InvalidStatus) as refused_:
+        await Client.open(table.server.ws, table.code, origin=f"https://127.0.0.1:{port}")
+    assert refused_.value.response.status_code == 403
+    # Behind a proxy that terminates TLS (this test's 127.0.0.1 is trusted by default), the
+    # scheme is the one the proxy forwards.
+    tls = {"X-Forwarded-Proto": "https"}
+    ok = await Client.open(
+        table.server.ws, table.code, origin=f"https://127.0.0.1:{port}", additional_headers=tls
+    )
+    await ok.watch()
+    with pytest.raises(InvalidStatus):
+        await Client.open(
+            table.server.ws, table.code, origin=f"http://127.0.0.1:{port}", additional_headers=tls
+        )
+
+
+async def test_forwarded_scheme_from_an_untrusted_peer_is_ignored() -> None:
+    async with serve_deployed(TEST_SETTINGS, forwarded_allow_ips="192.0.2.1") as server:
+        code = await create_room(server.http, "toy")
+        origin = f"https://127.0.0.1:{server.port}"
+        with pytest.raises(InvalidStatus) as refused_:
+            await Client.open(
+                server.ws, code, origin=origin, additional_headers={"X-Forwarded-Proto": "https"}
+            )
+        assert refused_.value.response.status_code == 403
