@@ -3,7 +3,9 @@ the sender only, and the room's version does not move."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
@@ -499,3 +501,42 @@ async def test_forwarded_scheme_from_an_untrusted_peer_is_ignored() -> None:
                 server.ws, code, origin=origin, additional_headers={"X-Forwarded-Proto": "https"}
             )
         assert refused_.value.response.status_code == 403
+
+
+# -- HTTP bodies (a real uvicorn, a raw connection) ---------------------------------------------
+
+#: The body may take a minute: an answer within seconds is not the body deadline's.
+PATIENT = replace(TEST_SETTINGS, body_timeout=60.0)
+FIFTY_MB = 50 * 2**20
+
+
+async def status_of(reader: asyncio.StreamReader, timeout: float = 5.0) -> tuple[int, bytes]:
+    """The status and body of one response (ours always have a Content-Length)."""
+    async with asyncio.timeout(timeout):
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split()[1])
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        return status, await reader.readexactly(length)
+
+
+async def test_a_50_mb_body_is_refused_413_without_being_read() -> None:
+    async with serve(PATIENT) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"x" * 65536
+        writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))  # of 50 MB: the rest never comes
+        await writer.drain()
+        status, body = await status_of(reader)
+        assert status == 413 and json.loads(body)["code"] == "too_big"
+        writer.close()
+
+
+async def test_a_body_that_declares_50_mb_and_sends_10_bytes_is_refused_413_at_once() -> None:
+    async with serve(PATIENT) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        head = b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % FIFTY_MB
+        writer.write(head + b"0123456789")
+        await writer.drain()
+        status, body = await status_of(reader)
+        assert status == 413 and json.loads(body)["code"] == "too_big"
+        writer.close()
