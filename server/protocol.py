@@ -66,6 +66,9 @@ class CloseCode(IntEnum):
     NORMAL = 1000
     POLICY = 1008
     TOO_BIG = 1009
+    #: Sent by uvicorn to every WebSocket when the instance shuts down: reconnect (to any
+    #: instance) and resume.
+    SERVICE_RESTART = 1012
     #: The connection fell behind (send queue full): reconnect and get a fresh snapshot.
     TRY_AGAIN = 1013
     KICKED = 4001

@@ -91,12 +91,15 @@ class Session:
             self.conn.close_after_pending(CloseCode.POLICY, "too many bad messages")
 
     def join_timed_out(self) -> None:
-        """Nothing bound this connection in time (``join_timeout``): it is closed."""
+        """Nothing bound this connection in time (``join_timeout``): it is closed, with "try
+        again later" rather than a policy close, since a well-behaved client gets here too
+        when its entry was answered ``unavailable``; it reconnects and enters again."""
         self._error(
             ErrorCode.JOIN_TIMEOUT,
-            f"Send join, resume or watch within {self.settings.join_timeout:g} s of connecting",
+            f"No join, resume or watch within {self.settings.join_timeout:g} s of connecting: "
+            "reconnect and send one at once",
         )
-        self.conn.close_after_pending(CloseCode.POLICY, "no join in time")
+        self.conn.close_after_pending(CloseCode.TRY_AGAIN, "no join in time")
 
     async def handle(self, frame: Frame) -> None:
         if self.conn.closing:

@@ -192,7 +192,7 @@ async def test_a_connection_that_does_not_join_in_time_is_told_and_closed() -> N
         for client in (idle, refused):
             message = await client.error("join_timeout")
             assert "join" in message["message"]
-            assert await closed_with(client) == CloseCode.POLICY
+            assert await closed_with(client) == CloseCode.TRY_AGAIN
         # Its own deadline passed before theirs: a bound connection has none.
         await joined.send({"type": "sync"})
         await joined.expect("state")
@@ -222,3 +222,12 @@ async def test_connections_per_address_are_capped_and_the_forwarded_address_coun
         await first.close()
         await second.until(_connected(first.welcome["id"], False))  # type: ignore[index]
         await (await open_from("203.0.113.7")).watch()
+
+
+async def test_shutdown_closes_websockets_with_1012_service_restart() -> None:
+    async with serve_deployed(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        await client.watch()
+        server.server.should_exit = True
+        assert await closed_with(client) == CloseCode.SERVICE_RESTART
