@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from dataclasses import replace
 
@@ -176,3 +177,14 @@ def test_the_head_deadline_does_not_cut_a_slow_body() -> None:
         sock.sendall(body[5:])
         assert _response(sock).startswith(b"HTTP/1.1 201")
         sock.close()
+
+
+async def test_a_body_that_does_not_arrive_in_time_is_answered_408() -> None:
+    async with serve(replace(TEST_SETTINGS, body_timeout=0.3)) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        await writer.drain()
+        async with asyncio.timeout(10):
+            status_line = await reader.readline()
+        assert status_line.split()[1] == b"408"
+        writer.close()
