@@ -20,6 +20,7 @@ Frame = bytes | str
 #: The deepest a message may nest (real ones use a few levels). Anything deeper is refused
 #: before it is validated, so no parser, validator or log line can run out of stack on it.
 MAX_DEPTH = 32
+_TOO_DEEP = f"The frame nests lists and objects more than {MAX_DEPTH} deep"
 
 
 class Format(StrEnum):
@@ -136,9 +137,6 @@ def decode(frame: Frame, fmt: Format) -> dict[str, Any]:
     if _deeper_than(message, MAX_DEPTH):
         raise FrameError(_TOO_DEEP)
     return message
-
-
-_TOO_DEEP = f"The frame nests lists and objects more than {MAX_DEPTH} deep"
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

@@ -101,14 +101,7 @@ class RawWebSocket:
         self.close: Close | None = None
 
     @classmethod
-    async def open(
-        cls,
-        base: str,
-        path: str,
-        *,
-        rcvbuf: int | None = None,
-        headers: dict[str, str] | None = None,
-    ) -> RawWebSocket:
+    async def open(cls, base: str, path: str, *, rcvbuf: int | None = None) -> RawWebSocket:
         uri = parse_uri(f"{base}{path}")
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf is not None:
@@ -117,10 +110,7 @@ class RawWebSocket:
         sock.setblocking(False)
         await asyncio.get_running_loop().sock_connect(sock, (uri.host, uri.port))
         protocol = ClientProtocol(uri)
-        request = protocol.connect()
-        for name, value in (headers or {}).items():
-            request.headers[name] = value
-        protocol.send_request(request)
+        protocol.send_request(protocol.connect())
         client = cls(sock, protocol)
         await client._flush()
         while not any(isinstance(e, Response) for e in await client._read()):

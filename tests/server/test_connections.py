@@ -1,4 +1,6 @@
-"""The send queue: a slow client is dropped without delaying anyone else."""
+"""Connections: the send queue (a slow client is dropped without delaying anyone else), and
+over real sockets, clients that stop reading, never join or open too many connections, and
+shutdown."""
 
 from __future__ import annotations
 
@@ -120,6 +122,7 @@ async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() 
         # with a reset instead of being kept for as long as the client likes.
         await stalled.wait_reset(timeout=10)
         assert server.instance.hub.connection_count == 1
+        assert len(server.server.server_state.connections) == 1, "uvicorn let go of it too"
         # The server still serves everyone else.
         await host.send({"type": "chat", "text": "still here"})
         await host.expect("ack")
