@@ -41,15 +41,40 @@ log = logging.getLogger("parlor")
 MAX_BODY = 16 * 1024
 
 
-def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...]) -> bool:
+#: The scheme of the pages that open WebSockets of each scheme.
+_PAGE_SCHEMES = {"ws": "http", "wss": "https"}
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_allowed(
+    origin: str | None, host: str | None, scheme: str, allowed: tuple[str, ...]
+) -> bool:
     """Browsers always send Origin on WebSockets; tools may not (and cannot be tricked into a
-    cross-site request), so a missing Origin is fine. A present one must be same-origin or
-    on the allow-list."""
+    cross-site request), so a missing Origin is fine. A present one must be on the allow-list
+    or the request's own origin: the same scheme, host and port. ``scheme`` is the request's
+    (``ws`` or ``wss``) as uvicorn gives it: behind a proxy that terminates TLS it comes from
+    X-Forwarded-Proto, and only if the proxy is trusted (FORWARDED_ALLOW_IPS)."""
     if origin is None:
         return True
     if "*" in allowed or origin in allowed:
         return True
-    return host is not None and urlsplit(origin).netloc == host
+    if host is None:
+        return False
+    own = _origin_of(f"{_PAGE_SCHEMES.get(scheme, scheme)}://{host}")
+    return own is not None and _origin_of(origin) == own
+
+
+def _origin_of(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL, the port filled in from the scheme; None if malformed."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if not parts.hostname:
+        return None
+    return scheme, parts.hostname.lower(), port if port is not None else _DEFAULT_PORTS.get(scheme)
 
 
 def _instance(scope_app: Any) -> Instance:
@@ -162,19 +187,39 @@ async def room_page(request: Request) -> Response:
     return FileResponse(index, headers={"cache-control": "no-cache"})
 
 
-async def room_socket(websocket: WebSocket) -> None:
-    instance = _instance(websocket.app)
+async def _admit(websocket: WebSocket, instance: Instance) -> str | None:
+    """Check a WebSocket before its upgrade. The client address it now counts against, or
+    None if it was refused (with an HTTP status: browsers then see a failed connection)."""
     settings = instance.settings
+    headers = websocket.headers
+    scheme = websocket.scope["scheme"]
     if not origin_allowed(
-        websocket.headers.get("origin"), websocket.headers.get("host"), settings.allowed_origins
+        headers.get("origin"), headers.get("host"), scheme, settings.allowed_origins
     ):
         instance.metrics.errors["origin"] += 1  # not an error code: nothing is sent
         await websocket.close(CloseCode.POLICY)  # before accept: the client sees HTTP 403
+        return None
+    # Behind a trusted proxy (FORWARDED_ALLOW_IPS), uvicorn has put the forwarded address here.
+    address = websocket.client.host if websocket.client is not None else "?"
+    if not instance.sockets.take(address):
+        cap = settings.max_connections_per_address
+        instance.metrics.errors[ErrorCode.TOO_MANY_CONNECTIONS] += 1
+        log.info("refused a WebSocket from %s: %d open already", address, cap)
+        message = f"At most {cap} connections from one address at once; close some first"
+        refusal = _refuse(ErrorCode.TOO_MANY_CONNECTIONS, message, 429)
+        await websocket.send_denial_response(refusal)
+        return None
+    return address
+
+
+async def room_socket(websocket: WebSocket) -> None:
+    instance = _instance(websocket.app)
+    address = await _admit(websocket, instance)
+    if address is None:
         return
     fmt, subprotocol = choose(
         websocket.query_params.get("format"), websocket.scope.get("subprotocols", [])
     )
-    await websocket.accept(subprotocol=subprotocol)
 
     async def send(frame: Frame) -> None:
         if isinstance(frame, bytes):
@@ -186,28 +231,43 @@ async def room_socket(websocket: WebSocket) -> None:
         if websocket.application_state is not WebSocketState.DISCONNECTED:
             await websocket.close(code, reason)
 
-    conn = Connection(send, close, fmt, settings.send_queue)
-    conn.start()
-    code = codes.normalize(websocket.path_params["code"])
+    conn = Connection(send, close, fmt, instance.settings.send_queue)
     try:
-        if code is None:
-            conn.send(error(ErrorCode.NO_ROOM, "That is not a room code"))
-            conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
-        session = Session(
-            conn, code or "", instance.service, instance.hub, settings, instance.metrics
-        )
-        while True:
-            message = await websocket.receive()
-            if message["type"] == "websocket.disconnect":
-                break
-            frame: Frame | None = message.get("bytes")
-            if frame is None:
-                frame = message.get("text")
-            if frame is not None and code is not None:
-                await session.handle(frame)
+        await websocket.accept(subprotocol=subprotocol)
+        conn.start()
+        await _converse(websocket, conn, instance, address)
     finally:
         instance.hub.detach(conn)
+        instance.sockets.give_back(address)
         await conn.stop()
+
+
+async def _converse(websocket: WebSocket, conn: Connection, instance: Instance, peer: str) -> None:
+    """Receive frames until the client disconnects; the session answers each one."""
+    settings = instance.settings
+    code = codes.normalize(websocket.path_params["code"])
+    if code is None:
+        conn.send(error(ErrorCode.NO_ROOM, "That is not a room code"))
+        conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
+    session = Session(
+        conn, code or "", instance.service, instance.hub, settings, instance.metrics, peer
+    )
+    # Until it is bound to the room, a connection waits for frames no longer than this.
+    join_by = asyncio.get_running_loop().time() + settings.join_timeout
+    while True:
+        try:
+            async with asyncio.timeout_at(None if session.bound or conn.closing else join_by):
+                message = await websocket.receive()
+        except TimeoutError:
+            session.join_timed_out()
+            continue
+        if message["type"] == "websocket.disconnect":
+            return
+        frame: Frame | None = message.get("bytes")
+        if frame is None:
+            frame = message.get("text")
+        if frame is not None and code is not None:
+            await session.handle(frame)
 
 
 def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:

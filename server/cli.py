@@ -19,6 +19,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
+    from server.serving import uvicorn_options
 
     # A flag stands for its variable, so it is read and checked the same way.
     env = dict(os.environ)
@@ -44,11 +45,7 @@ def _serve(args: argparse.Namespace) -> int:
         lifespan="on",
         log_level="info",
         access_log=False,
-        # The protocol refuses frames over max_frame itself (with an error message); this is
-        # only the hard backstop. Compression costs ~100 KB per connection: off.
-        ws_max_size=max(65536, 4 * settings.max_frame),
-        ws_per_message_deflate=False,
-        ws=settings.ws_impl,
+        **uvicorn_options(settings),
     )
     return 0
 

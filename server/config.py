@@ -72,7 +72,6 @@ MAY_BE_EMPTY = _Mark("MAY_BE_EMPTY")
 EXISTING_DIR = _Mark("EXISTING_DIR")
 
 #: WebSocket implementations of uvicorn that the installed packages provide.
-WsImpl = Literal["auto", "websockets", "websockets-sansio"]
 #: Empty means the embedded store (one process only): SQLite, or memory if ``ephemeral``.
 RedisUrl = Annotated[str, Env("REDIS_URL"), Schemes(("redis", "rediss", "unix")), MAY_BE_EMPTY]
 
@@ -124,8 +123,6 @@ class Settings:
     #: so are clients that send no Origin (non-browser tools); ``*`` allows every origin.
     allowed_origins: tuple[str, ...] = ()
     static_dir: Annotated[Path, EXISTING_DIR] = field(default=_DEFAULT_STATIC)
-    #: uvicorn's WebSocket implementation.
-    ws_impl: WsImpl = "auto"
 
     #: Seconds a bot waits before acting, so people can follow what happened.
     bot_delay: Annotated[float, Range(0)] = 0.6
@@ -169,6 +166,24 @@ class Settings:
     body_timeout: float = 10.0
     #: Seconds any one Redis call may take before it counts as unavailable.
     redis_timeout: float = 1.0
+
+    #: Seconds a new HTTP connection (or a kept-alive one that has begun its next request) may
+    #: take to send a complete request line and headers; then it is reset.
+    header_timeout: float = 10.0
+    #: Seconds a WebSocket may stay open without sending ``join``, ``resume`` or ``watch``.
+    join_timeout: float = 10.0
+    #: WebSockets one client address may hold open at once on this instance (behind a trusted
+    #: proxy, the forwarded address); more are refused at the upgrade.
+    max_connections_per_address: int = 64
+    #: Seconds a closing WebSocket is given to finish its close (a peer that stopped reading
+    #: never does); then its TCP connection is reset, which frees its buffers at once.
+    close_timeout: float = 2.0
+    #: Seconds between the server's WebSocket pings to each connection.
+    ws_ping_interval: float = 5.0
+    #: Seconds a connection may take to answer a ping before it is closed as gone.
+    ws_ping_timeout: float = 5.0
+    #: Seconds a graceful shutdown waits for requests and connections before cancelling them.
+    shutdown_timeout: float = 10.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Self:

@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 SendFn = Callable[[Frame], Awaitable[None]]
 CloseFn = Callable[[int, str], Awaitable[None]]
 
-#: How long a close handshake may take before we stop waiting for it.
+#: How long to wait for a close to be handed to the transport. It never waits for the peer
+#: (server.serving writes it at once, and resets a peer that does not finish closing).
 CLOSE_TIMEOUT = 2.0
 
 

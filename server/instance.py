@@ -11,7 +11,7 @@ import uuid
 from server.bots import Bots
 from server.config import Settings, data_file
 from server.hub import Hub
-from server.limits import PerKeyLimit
+from server.limits import PerKeyCount, PerKeyLimit
 from server.memory_store import MemoryStore
 from server.metrics import Metrics
 from server.redis_store import RedisStore
@@ -39,6 +39,8 @@ class Instance:
         self.store = store if store is not None else make_store(settings)
         self.metrics = Metrics()
         self.create_limit = PerKeyLimit(settings.create_rate, settings.create_burst)
+        #: Open WebSockets per client address.
+        self.sockets = PerKeyCount(settings.max_connections_per_address)
         self.service = RoomService(self.store, settings, self.metrics, self.id)
         self.bots = Bots(self.service, settings.bot_delay, settings.away_grace)
         self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)

@@ -1,9 +1,10 @@
-"""Token buckets: the flood and chat limits of one connection, and per-address limits."""
+"""Token buckets (the flood and chat limits of one connection, per-address rates) and
+per-address counts."""
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 
 
@@ -56,3 +57,23 @@ class PerKeyLimit:
         else:
             self._buckets.move_to_end(key)
         return bucket.take()
+
+
+class PerKeyCount:
+    """How many of something (open connections) each key (a client address) holds, up to
+    ``cap`` at once."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._held: Counter[str] = Counter()
+
+    def take(self, key: str) -> bool:
+        if self._held[key] >= self.cap:
+            return False
+        self._held[key] += 1
+        return True
+
+    def give_back(self, key: str) -> None:
+        self._held[key] -= 1
+        if self._held[key] <= 0:
+            del self._held[key]

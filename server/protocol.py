@@ -28,8 +28,10 @@ class ErrorCode(StrEnum):
     UNKNOWN_TYPE = "unknown_type"
     BAD_MESSAGE = "bad_message"
     FLOOD = "flood"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
     # Who you are
     NOT_JOINED = "not_joined"
+    JOIN_TIMEOUT = "join_timeout"
     ALREADY_JOINED = "already_joined"
     BAD_TOKEN = "bad_token"
     NOT_YOUR_SEAT = "not_your_seat"
@@ -65,6 +67,9 @@ class CloseCode(IntEnum):
     NORMAL = 1000
     POLICY = 1008
     TOO_BIG = 1009
+    #: Sent by uvicorn to every WebSocket when the instance shuts down: reconnect (to any
+    #: instance) and resume.
+    SERVICE_RESTART = 1012
     #: The connection fell behind (send queue full): reconnect and get a fresh snapshot.
     TRY_AGAIN = 1013
     KICKED = 4001

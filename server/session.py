@@ -60,8 +60,11 @@ class Session:
         hub: Hub,
         settings: Settings,
         metrics: Metrics,
+        peer: str = "?",
     ) -> None:
         self.conn = conn
+        #: The client's address (for the log).
+        self.peer = peer
         self.code = code
         self.service = service
         self.hub = hub
@@ -78,45 +81,59 @@ class Session:
         self.metrics.errors[code] += 1
         self.conn.send(error(code, message, **extra))
 
-    def _strike(self) -> None:
+    def _refuse(self, code: str, message: str, **extra: Any) -> None:
+        """A frame no correct client sends: answered, logged in one line (it is the client's
+        fault, not ours: no traceback), and counted as a strike."""
+        self._error(code, message, **extra)
+        log.info("refused %s from %s (room %s): %s", code, self.peer, self.code or "-", message)
         self.strikes += 1
         if self.strikes >= self.settings.max_strikes:
+            log.info("closing the connection of %s: %d refused frames", self.peer, self.strikes)
             self.conn.close_after_pending(CloseCode.POLICY, "too many bad messages")
+
+    def join_timed_out(self) -> None:
+        """Nothing bound this connection in time (``join_timeout``): it is closed, with "try
+        again later" rather than a policy close, since a well-behaved client gets here too
+        when its entry was answered ``unavailable``; it reconnects and enters again."""
+        self._error(
+            ErrorCode.JOIN_TIMEOUT,
+            f"No join, resume or watch within {self.settings.join_timeout:g} s of connecting: "
+            "reconnect and send one at once",
+        )
+        self.conn.close_after_pending(CloseCode.TRY_AGAIN, "no join in time")
 
     async def handle(self, frame: Frame) -> None:
         if self.conn.closing:
             return
         size = len(frame) if isinstance(frame, bytes) else len(frame.encode(errors="replace"))
         if size > self.settings.max_frame:
-            self._error(ErrorCode.TOO_BIG, f"Frames are limited to {self.settings.max_frame} bytes")
+            self._refuse(
+                ErrorCode.TOO_BIG, f"Frames are limited to {self.settings.max_frame} bytes"
+            )
             self.conn.close_after_pending(CloseCode.TOO_BIG, "frame too big")
             return
         try:
             raw = decode(frame, self.conn.fmt)
         except FrameError as exc:
-            self._error(ErrorCode.BAD_FRAME, str(exc))
-            self._strike()
+            self._refuse(ErrorCode.BAD_FRAME, str(exc))
             return
         # Every refusal of a sequenced command names its seq, so a client can match it.
         seq = raw.get("seq")
         extra = {"seq": seq} if type(seq) is int else {}
         if not self.flood.take():
-            self._error(ErrorCode.FLOOD, "Too many messages; slow down", **extra)
-            self._strike()
+            self._refuse(ErrorCode.FLOOD, "Too many messages; slow down", **extra)
             return
         kind = raw.get("type")
         if not isinstance(kind, str) or kind not in CLIENT_TYPES:
             shown = kind[:40] if isinstance(kind, str) else type(kind).__name__
-            self._error(ErrorCode.UNKNOWN_TYPE, f"Unknown message type {shown!r}", **extra)
-            self._strike()
+            self._refuse(ErrorCode.UNKNOWN_TYPE, f"Unknown message type {shown!r}", **extra)
             return
         try:
             message = client_message.validate_python(raw)
         except ValidationError as exc:
-            self._error(
+            self._refuse(
                 ErrorCode.BAD_MESSAGE, f"Malformed {kind}: {readable(exc, 'message')}", **extra
             )
-            self._strike()
             return
         try:
             await self.dispatch(message)
@@ -127,12 +144,14 @@ class Session:
                 self.conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
         except StoreError as exc:
             log.warning("store error in %s: %s", self.code, exc)
-            self._error(
-                ErrorCode.UNAVAILABLE,
-                "The room store is unavailable: this may or may not have been applied; "
-                "resend it unchanged (same seq) to find out",
-                **extra,
-            )
+            if isinstance(message, Sequenced | Join):
+                text = (
+                    "The room store is unavailable: this may or may not have been applied; "
+                    "resend it unchanged (same seq or key) to find out"
+                )
+            else:
+                text = "The room store is unavailable; send it again shortly"
+            self._error(ErrorCode.UNAVAILABLE, text, **extra)
 
     # -- messages ------------------------------------------------------------------------------
 
@@ -153,6 +172,10 @@ class Session:
         elif isinstance(message, Sync):
             if not self.bound:
                 raise RoomError(ErrorCode.NOT_JOINED, "Send join, resume or watch first")
+            # Read the room here, not only in the hub's background reload: a store that does
+            # not answer is then answered (unavailable) instead of leaving the sync unanswered.
+            if await self.service.get(self.code) is None:
+                raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
             self.hub.resend(self.conn)
         else:
             await self._command(message, self._seat_id())

@@ -17,6 +17,11 @@ from rules.codec import pack, unpack
 
 Frame = bytes | str
 
+#: The deepest a message may nest (real ones use a few levels). Anything deeper is refused
+#: before it is validated, so no parser, validator or log line can run out of stack on it.
+MAX_DEPTH = 32
+_TOO_DEEP = f"The frame nests lists and objects more than {MAX_DEPTH} deep"
+
 
 class Format(StrEnum):
     MSGPACK = "msgpack"
@@ -115,14 +120,37 @@ def decode(frame: Frame, fmt: Format) -> dict[str, Any]:
             message = json.loads(frame)
         except ValueError:
             raise FrameError("The frame is not valid JSON") from None
+        except RecursionError:
+            raise FrameError(_TOO_DEEP) from None
     else:
         if not isinstance(frame, bytes):
             raise FrameError("This connection speaks msgpack in binary frames")
         try:
             message = unpack(frame)
+        except msgpack.StackError:
+            raise FrameError(_TOO_DEEP) from None
         except Exception:
             # msgpack raises several unrelated exception types for garbage input.
             raise FrameError("The frame is not valid msgpack") from None
     if not isinstance(message, dict):
         raise FrameError("A message must be an object")
+    if _deeper_than(message, MAX_DEPTH):
+        raise FrameError(_TOO_DEEP)
     return message
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether lists and dicts nest in ``value`` more than ``limit`` deep (without recursing)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if type(item) is dict:
+            children: Any = item.values()
+        elif type(item) is list:
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False

@@ -347,7 +347,9 @@ function handleError(msg) {
     case "unavailable":
       // Seated commands are resent by the connection until answered; this is the last try.
       showError("The server could not save that just now; try again in a moment.");
-      connection.send({ type: "sync" });
+      // Fetch the room as it is after a command's last try; not after a refused sync itself,
+      // which would only ask again at once for as long as the store is down.
+      if (typeof msg.seq === "number") connection.send({ type: "sync" });
       return;
     default:
       if (JOIN_REFUSALS.has(msg.code) && !room.state) {

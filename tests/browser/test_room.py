@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import WebSocketRoute
 
+from rules.codec import pack, unpack
 from tests.browser.pages import Person
 from tests.browser.play import wait_for_news
 
@@ -148,3 +149,61 @@ def test_every_control_has_a_name(person: Make) -> None:
                 .map(el => el.outerHTML.slice(0, 80))"""
         )
         assert unnamed == [], f"{screen}: {unnamed}"
+
+
+def test_a_refused_sync_is_not_chased_with_another(person: Make) -> None:
+    """While the store is down a sync is answered ``unavailable``; the page used to answer
+    every ``unavailable`` with a sync, so the two chased each other as fast as they could (and
+    the server would soon close the connection for flooding)."""
+    ana = person("Ana")
+    sent: list[str] = []
+    routes: list[WebSocketRoute] = []
+
+    def through(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, bytes):
+                sent.append(unpack(message)["type"])
+            server.send(message)
+
+        ws.on_message(to_server)
+        routes.append(ws)
+
+    ana.page.route_web_socket(re.compile(r"/ws/"), through)
+    ana.create_room("numberswap")
+    outage = {"type": "error", "code": "unavailable", "message": "The room store is unavailable"}
+    routes[-1].send(pack(outage))
+    ana.page.locator(".toast[role=alert]").wait_for()
+    ana.chat("after the outage")
+    ana.wait_chat("after the outage")
+    assert "sync" not in sent[sent.index("join") :], sent
+
+
+def test_an_entry_met_by_an_outage_is_retried_after_the_join_timeout(person: Make) -> None:
+    """The first entry is answered ``unavailable`` (as during a store outage), and the
+    connection then closed as the server's join timeout closes it: the page reconnects and
+    enters again."""
+    ana = person("Ana")
+    routes: list[WebSocketRoute] = []
+
+    def through(ws: WebSocketRoute) -> None:
+        routes.append(ws)
+        if len(routes) > 1:
+            ws.connect_to_server()
+            return
+
+        def refuse(message: str | bytes) -> None:
+            assert isinstance(message, bytes) and unpack(message)["type"] == "join"
+            outage = {"type": "error", "code": "unavailable", "message": "The store is down"}
+            timeout = {"type": "error", "code": "join_timeout", "message": "Enter in time"}
+            ws.send(pack(outage))
+            ws.send(pack(timeout))
+            ws.close(code=1013, reason="no join in time")
+
+        ws.on_message(refuse)
+
+    ana.page.route_web_socket(re.compile(r"/ws/"), through)
+    ana.create_room("numberswap")
+    ana.wait_seats(1)
+    assert len(routes) == 2 and ana.seat == 0

@@ -28,6 +28,7 @@ from rules.codec import pack, unpack
 from server.app import create_app
 from server.config import Settings
 from server.protocol import SEQUENCED_TYPES
+from server.serving import uvicorn_options
 from server.store import Store
 from tests.processes import Process, free_port, http_ok
 
@@ -90,13 +91,8 @@ async def serve(settings: Settings, store: Store | None = None) -> AsyncIterator
     app = create_app(settings, store)
     sock = free_socket()
     port = sock.getsockname()[1]
-    config = uvicorn.Config(
-        app,
-        lifespan="on",
-        log_level="warning",
-        ws_per_message_deflate=False,
-        ws_max_size=65536,
-    )
+    # The options `parlor serve` runs with (its protocols, limits and timeouts).
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", **uvicorn_options(settings))
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pytest
 
+from rules.codec import pack
 from server import codes, keys
-from server.wire import Format, FrameError, choose, decode, encode
+from server.wire import MAX_DEPTH, Format, FrameError, choose, decode, encode
 
 
 def test_codes_avoid_ambiguous_characters() -> None:
@@ -55,6 +59,37 @@ def test_frames_round_trip(fmt: Format) -> None:
 def test_bad_frames_are_refused(frame: bytes | str, fmt: Format) -> None:
     with pytest.raises(FrameError):
         decode(frame, fmt)
+
+
+def _nested(depth: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("frame", "fmt"),
+    [
+        # Deeper than the interpreter's recursion limit, in less than 4 KiB.
+        ("[" * 1500 + "]" * 1500, Format.JSON),
+        ('{"type": "act", "action": ' + "[" * 1500 + "]" * 1500 + "}", Format.JSON),
+        # Deeper than msgpack's own limit, and just past ours.
+        (b"\x91" * 3000 + b"\x90", Format.MSGPACK),
+        (pack({"type": "act", "action": {"card": _nested(MAX_DEPTH)}}), Format.MSGPACK),
+        (json.dumps({"type": "act", "action": {"card": _nested(MAX_DEPTH)}}), Format.JSON),
+    ],
+    ids=["json-array", "json-in-object", "msgpack-array", "msgpack-past-limit", "json-past-limit"],
+)
+def test_deeply_nested_frames_are_refused(frame: bytes | str, fmt: Format) -> None:
+    with pytest.raises(FrameError, match="deep"):
+        decode(frame, fmt)
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_nesting_up_to_the_limit_is_accepted(fmt: Format) -> None:
+    message = {"type": "act", "action": {"card": _nested(MAX_DEPTH - 2)}}
+    assert decode(encode(message, fmt), fmt) == message
 
 
 @pytest.mark.parametrize("fmt", list(Format))

@@ -48,7 +48,6 @@ def test_variables_are_parlor_and_the_field_name_except_redis_url() -> None:
     names = variables()
     assert list(names) == [f.name for f in fields(Settings)]
     assert names["redis_url"] == "REDIS_URL"
-    assert names["ws_impl"] == "PARLOR_WS_IMPL"
     for name, variable in names.items():
         if name != "redis_url":
             assert variable == f"PARLOR_{name.upper()}"
@@ -210,14 +209,6 @@ def test_a_burst_below_one_is_refused_because_it_would_let_nothing_through() -> 
     )
     assert "PARLOR_CREATE_BURST" in lines
     assert Settings.from_env({"PARLOR_FLOOD_BURST": "1"}).flood_burst == 1
-
-
-@pytest.mark.parametrize("value", ["wsproto", "none", "Websockets", "fast"])
-def test_an_unknown_ws_implementation_is_refused(value: str) -> None:
-    assert refused({"PARLOR_WS_IMPL": value}) == {
-        "PARLOR_WS_IMPL": f"PARLOR_WS_IMPL={value!r}: expected one of auto, websockets"
-        " or websockets-sansio"
-    }
 
 
 @pytest.mark.parametrize("value", ["localhost:6379", "http://localhost:6379", "redis://"])

@@ -1,12 +1,25 @@
-"""The send queue: a slow client is dropped without delaying anyone else."""
+"""Connections: the send queue (a slow client is dropped without delaying anyone else), and
+over real sockets, clients that stop reading, never join or open too many connections, and
+shutdown."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import signal
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from server.connections import Connection
 from server.protocol import CloseCode
 from server.wire import Format
+from tests.server.deployed import RawWebSocket, parlor_serve, serve_deployed
+from tests.server.driver import seat_clients
+from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 
 
 class Peer:
@@ -61,3 +74,163 @@ async def test_close_after_pending_flushes_the_error_first() -> None:
     assert peer.frames == ['{"type":"error","code":"too_big","message":"no"}']
     assert peer.closed == (CloseCode.TOO_BIG, "frame too big")
     await conn.stop()
+
+
+# -- real connections: slow, idle, too many, and shutdown --------------------------------------
+
+#: A small send queue and fast chat, so one client that stops reading is dropped quickly.
+SLOW = replace(TEST_SETTINGS, send_queue=16, chat_rate=1000.0, chat_burst=1000.0)
+
+
+def _connected(seat_id: int, connected: bool) -> Callable[[dict[str, Any]], bool]:
+    def check(message: dict[str, Any]) -> bool:
+        seats = message["room"]["seats"] if message["type"] == "state" else []
+        return any(s["id"] == seat_id and s["connected"] is connected for s in seats)
+
+    return check
+
+
+async def stalled_seat(base: str, code: str, host: Client) -> tuple[RawWebSocket, int]:
+    """A seated client (and its seat id) that takes its welcome and first state, then stops
+    reading."""
+    raw = await RawWebSocket.open(base, f"/ws/{code}", rcvbuf=4096)
+    await raw.send({"type": "join", "name": "Stalled", "key": "k" * 16})
+    welcome = await raw.expect("welcome")
+    await raw.expect("state")
+    await host.until(_connected(welcome["id"], True))
+    return raw, welcome["id"]
+
+
+async def fill_until_dropped(host: Client, seat_id: int, timeout: float = 30.0) -> None:
+    """Chat long lines (every one fans out the room and its last 50 lines) until the stalled
+    seat shows as disconnected: its send queue overflowed and the server dropped it."""
+    dropped = _connected(seat_id, False)
+    async with asyncio.timeout(timeout):
+        while not (host.state is not None and dropped(host.state)):
+            seq = host.next_seq()
+            await host.send({"type": "chat", "seq": seq, "text": "x" * 200})
+            await host.until(lambda m, s=seq: m.get("seq") == s or dropped(m))
+
+
+async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() -> None:
+    async with serve_deployed(replace(SLOW, close_timeout=0.2)) as server:
+        code = await create_room(server.http, "toy")
+        host = (await seat_clients([server.ws], code, 1))[0]
+        stalled, seat_id = await stalled_seat(server.ws, code, host)
+        await fill_until_dropped(host, seat_id)
+        # Its close frame sits behind what it never read: the kernel's buffers are dropped
+        # with a reset instead of being kept for as long as the client likes.
+        await stalled.wait_reset(timeout=10)
+        assert server.instance.hub.connection_count == 1
+        assert len(server.server.server_state.connections) == 1, "uvicorn let go of it too"
+        # The server still serves everyone else.
+        await host.send({"type": "chat", "text": "still here"})
+        await host.expect("ack")
+        stalled.shut()
+
+
+async def test_a_dropped_client_that_reads_again_within_the_close_timeout_reads_1013() -> None:
+    async with serve_deployed(replace(SLOW, close_timeout=30.0)) as server:
+        code = await create_room(server.http, "toy")
+        host = (await seat_clients([server.ws], code, 1))[0]
+        stalled, seat_id = await stalled_seat(server.ws, code, host)
+        await fill_until_dropped(host, seat_id)
+        # The scenario, not a synchronisation: the phone stays stalled for a few seconds (the
+        # close used to wait for it to read, and was given up after 2 s; a 1011 came later).
+        await asyncio.sleep(3)
+        close = await stalled.read_to_close(timeout=20)
+        assert close.code == CloseCode.TRY_AGAIN
+        stalled.shut()
+
+
+@pytest.mark.parametrize(
+    ("close_timeout", "shutdown_timeout"),
+    [(0.5, 600.0), (600.0, 1.0)],
+    ids=["reset-after-close-timeout", "graceful-shutdown-timeout"],
+)
+def test_sigterm_stops_parlor_serve_despite_a_client_that_never_reads(
+    close_timeout: float, shutdown_timeout: float
+) -> None:
+    """Either bound alone ends the shutdown: the stuck connection is reset once its 1012 close
+    has waited ``close_timeout``, and whatever is left is cancelled after ``shutdown_timeout``."""
+
+    async def stall(port: int) -> RawWebSocket:
+        base = f"ws://127.0.0.1:{port}"
+        code = await create_room(f"http://127.0.0.1:{port}", "toy")
+        host = (await seat_clients([base], code, 1))[0]
+        stalled, seat_id = await stalled_seat(base, code, host)
+        await fill_until_dropped(host, seat_id)
+        return stalled
+
+    names = ("send_queue", "chat_rate", "chat_burst", "flood_rate", "flood_burst", "create_burst")
+    settings = {name: getattr(SLOW, name) for name in names}
+    bounds = {"close_timeout": close_timeout, "shutdown_timeout": shutdown_timeout}
+    with parlor_serve(**settings, **bounds) as (server, port):
+        stalled = asyncio.run(stall(port))
+        server.send_signal(signal.SIGTERM)
+        assert server.exits_within(30), "parlor serve hung on SIGTERM"
+        stalled.shut()
+
+
+async def closed_with(client: Client, timeout: float = 10.0) -> int:
+    """Read until the server closes the connection; its close code."""
+    with pytest.raises(ConnectionClosed):
+        async with asyncio.timeout(timeout):
+            while True:
+                await client.recv(timeout)
+    code = client.ws.close_code
+    assert code is not None
+    return code
+
+
+async def test_a_connection_that_does_not_join_in_time_is_told_and_closed() -> None:
+    async with serve(replace(TEST_SETTINGS, join_timeout=0.3)) as server:
+        code = await create_room(server.http, "toy")
+        joined = await Client.open(server.ws, code)
+        await joined.watch()
+        idle = await Client.open(server.ws, code)
+        refused = await Client.open(server.ws, code)
+        await refused.send({"type": "resume", "token": "no-such-token"})
+        await refused.error("bad_token")
+        for client in (idle, refused):
+            message = await client.error("join_timeout")
+            assert "join" in message["message"]
+            assert await closed_with(client) == CloseCode.TRY_AGAIN
+        # Its own deadline passed before theirs: a bound connection has none.
+        await joined.send({"type": "sync"})
+        await joined.expect("state")
+
+
+async def test_connections_per_address_are_capped_and_the_forwarded_address_counts() -> None:
+    async with serve(replace(TEST_SETTINGS, max_connections_per_address=2)) as server:
+        code = await create_room(server.http, "toy")
+
+        async def open_from(address: str | None) -> Client:
+            headers = {} if address is None else {"X-Forwarded-For": address}
+            return await Client.open(server.ws, code, additional_headers=headers)
+
+        first, second = await open_from("203.0.113.7"), await open_from("203.0.113.7")
+        with pytest.raises(InvalidStatus) as refused:
+            await open_from("203.0.113.7")
+        response = refused.value.response
+        assert response.status_code == 429
+        body = json.loads(response.body)
+        assert body["code"] == "too_many_connections" and body["message"]
+        # The proxy (this test, on 127.0.0.1: trusted by default) forwards other clients.
+        await (await open_from("203.0.113.8")).watch()
+        await (await open_from(None)).watch()
+        # A connection that ends gives its place back.
+        await first.join("A")
+        await second.join("B")
+        await first.close()
+        await second.until(_connected(first.welcome["id"], False))  # type: ignore[index]
+        await (await open_from("203.0.113.7")).watch()
+
+
+async def test_shutdown_closes_websockets_with_1012_service_restart() -> None:
+    async with serve_deployed(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        await client.watch()
+        server.server.should_exit = True
+        assert await closed_with(client) == CloseCode.SERVICE_RESTART

@@ -185,3 +185,24 @@ async def test_redis_restored_from_an_older_snapshot_rooms_continue(
 async def audit_versions(clients: list[Client]) -> None:
     versions = {c.state["version"] for c in clients}  # type: ignore[index]
     assert len(versions) == 1, "every client holds the same final version"
+
+
+async def test_while_redis_is_paused_sync_and_entering_are_answered_unavailable(
+    redis_proc: RedisProcess,
+) -> None:
+    """A sync reads the store itself (it used to go only to the hub's background reload, and
+    got no answer at all while the store was down); entering does too."""
+    async with serve(FAULT_SETTINGS, RedisStore(redis_proc.url)) as server:
+        code = await create_room(server.http, "toy")
+        player = (await seat_clients([server.ws], code, 1))[0]
+        late = await Client.open(server.ws, code)
+        redis_proc.pause()
+        await player.send({"type": "sync"})
+        refused = await player.error("unavailable")
+        assert "seq" not in refused and "again" in refused["message"]
+        await late.send({"type": "watch"})
+        await late.error("unavailable")
+        redis_proc.resume()
+        await player.send({"type": "sync"})
+        await player.expect("state")
+        await late.watch()

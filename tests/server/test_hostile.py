@@ -3,7 +3,11 @@ the sender only, and the room's version does not move."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,7 +15,10 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from rules.codec import pack
+from server.app import origin_allowed
 from server.memory_store import MemoryStore
+from server.serving import WS_MAX_SIZE
+from tests.server.deployed import serve_deployed
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
@@ -257,3 +264,279 @@ class _Other:
 
 def table_for(table: Table, code: str) -> _Other:
     return _Other(table, code)
+
+
+# -- cases fixed before: each pinned here by name -------------------------------------------------
+
+
+async def test_type_that_is_a_list_or_a_map(table: Table) -> None:
+    for kind in ([1, 2], {"a": 1}):
+        await refused(table, table.players[0], pack({"type": kind}), "unknown_type", raw=True)
+
+
+async def test_resume_token_with_a_lone_surrogate(table: Table) -> None:
+    client = await Client.open(table.server.ws, table.code, "json")
+    await refused(table, client, '{"type": "resume", "token": "ab\\ud800cd"}', "bad_message", True)
+
+
+async def test_refused_act_and_flood_refusals_carry_the_seq(table: Table) -> None:
+    mover, _ = table.to_move()
+    message = await refused_error(table, mover, {"type": "act", "seq": 500, "action": {"x": 1}})
+    assert message["seq"] == 500
+    for seq in range(501, 501 + int(SETTINGS.flood_burst) + 1):
+        await mover.send({"type": "act", "seq": seq, "action": {"x": 1}})
+    flood = await mover.until(lambda m: m["type"] == "error" and m["code"] == "flood")
+    assert isinstance(flood["seq"], int) and flood["seq"] > 500
+
+
+async def test_turn_timer_that_is_not_a_number(table: Table) -> None:
+    host = table.players[0]
+    for timer in ("30", True, [30]):
+        await refused(table, host, {"type": "options", "turn_timer": timer}, "bad_message")
+
+
+async def test_seq_out_of_range(table: Table) -> None:
+    mover, _ = table.to_move()
+    action = mover.state["view"]["legal"][0]  # type: ignore[index]
+    for seq in (0, -1, 2**53 + 1):
+        await refused(table, mover, {"type": "act", "seq": seq, "action": action}, "bad_message")
+    last_seq = mover.state["last_seq"]  # type: ignore[index]
+    far = {"type": "act", "seq": last_seq + 5000, "action": action}
+    message = await refused_error(table, mover, far)
+    assert message["code"] == "bad_seq" and message["last_seq"] == last_seq
+
+
+# -- nesting ------------------------------------------------------------------------------------
+
+#: Frames of a few KiB: the default frame limit, not the table's small one.
+NESTED = replace(SETTINGS, max_frame=TEST_SETTINGS.max_frame)
+
+
+async def test_json_nested_a_thousand_deep() -> None:
+    """Fits in the 4 KiB limit; used to raise RecursionError in the handler (a 1006 for the
+    client, a traceback in the log)."""
+    deep = "[" * 1500 + "]" * 1500
+    async with serve(NESTED) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code, "json")
+        for frame in (deep, '{"type": "watch", "x": ' + deep + "}"):
+            await client.send_raw(frame)
+            message = await client.error("bad_frame")
+            assert "deep" in message["message"]
+        await client.watch()
+
+
+async def test_msgpack_nested_too_deep() -> None:
+    deep: list[Any] = []
+    for _ in range(40):
+        deep = [deep]
+    async with serve(NESTED) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        for frame in (b"\x91" * 3000 + b"\x90", pack({"type": "watch", "x": deep})):
+            await client.send_raw(frame)
+            message = await client.error("bad_frame")
+            assert "deep" in message["message"]
+        await client.watch()
+
+
+# -- strikes and the log ------------------------------------------------------------------------
+
+STRIKES = replace(TEST_SETTINGS, max_strikes=5)
+#: One message passes (a watch), every other one is a flood.
+FLOODED = replace(STRIKES, flood_rate=0.001, flood_burst=1.0)
+#: A frame over the limit is answered, then the connection is closed at once.
+TOO_BIG = "x" * (STRIKES.max_frame + 1)
+#: (format, frame, error code) for every kind of frame no correct client sends.
+HOSTILE: dict[str, tuple[str, bytes | str, str]] = {
+    "malformed-msgpack": ("msgpack", b"\xc1\xff\x00", "bad_frame"),
+    "text-frame-on-msgpack": ("msgpack", '{"type": "sync"}', "bad_frame"),
+    "malformed-json": ("json", "{not json", "bad_frame"),
+    "not-an-object": ("msgpack", pack([1, 2, 3]), "bad_frame"),
+    "json-nested-too-deep": ("json", "[" * 1500 + "]" * 1500, "bad_frame"),
+    "msgpack-nested-too-deep": ("msgpack", b"\x91" * 3000 + b"\x90", "bad_frame"),
+    "type-a-list": ("msgpack", pack({"type": [1]}), "unknown_type"),
+    "type-a-map": ("msgpack", pack({"type": {"a": 1}}), "unknown_type"),
+    "unknown-type": ("msgpack", pack({"type": "teleport"}), "unknown_type"),
+    "missing-type": ("msgpack", pack({"seq": 1}), "unknown_type"),
+    "mistyped-field": ("msgpack", pack({"type": "act", "seq": "1", "action": {}}), "bad_message"),
+    "seq-out-of-range": (
+        "msgpack",
+        pack({"type": "act", "seq": 2**53 + 1, "action": {}}),
+        "bad_message",
+    ),
+    "token-with-a-surrogate": ("json", '{"type": "resume", "token": "\\ud800"}', "bad_message"),
+    "timer-not-a-number": (
+        "msgpack",
+        pack({"type": "options", "seq": 1, "turn_timer": "30"}),
+        "bad_message",
+    ),
+    "frame-too-big": ("json", TOO_BIG, "too_big"),
+    "flood": ("msgpack", pack({"type": "watch"}), "flood"),
+}
+
+
+@contextlib.contextmanager
+def uvicorn_logs_to(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """uvicorn's loggers do not propagate (and are set up again by every server): send them
+    to caplog too, for as long as the server runs."""
+    logger = logging.getLogger("uvicorn")
+    logger.addHandler(caplog.handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(caplog.handler)
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
+    case: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    fmt, frame, code = HOSTILE[case]
+    caplog.set_level(logging.INFO)
+    big, flood = code == "too_big", code == "flood"
+    async with serve(FLOODED if flood else STRIKES) as server:
+        with uvicorn_logs_to(caplog):
+            room = await create_room(server.http, "toy")
+            before = (await server.instance.store.load(room)).version  # type: ignore[union-attr]
+            client = await Client.open(server.ws, room, fmt)
+            for _ in range(1 if big else STRIKES.max_strikes + flood):
+                await client.send_raw(frame)
+            with pytest.raises(ConnectionClosed):
+                while True:
+                    await client.recv()
+            assert client.ws.close_code == (1009 if big else 1008)
+            assert [e["code"] for e in client.errors] == [code] * (
+                1 if big else STRIKES.max_strikes
+            )
+            assert all(e["message"] for e in client.errors)
+            after = (await server.instance.store.load(room)).version  # type: ignore[union-attr]
+            assert after == before
+    refusals = [r for r in caplog.records if r.getMessage().startswith(f"refused {code} ")]
+    assert len(refusals) == len(client.errors), "each refusal is logged"
+    troubles = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+    assert not troubles, [r.getMessage() for r in troubles]
+
+
+# -- frame sizes, as deployed -------------------------------------------------------------------
+
+
+async def test_a_frame_over_64_kib_is_answered_too_big_then_closed_1009() -> None:
+    """uvicorn's own limit (ws_max_size) used to cut such frames off with a bare 1009."""
+    async with serve_deployed(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        await client.send_raw(pack({"type": "chat", "seq": 1, "text": "x" * 100_000}))
+        message = await client.error("too_big")
+        assert str(TEST_SETTINGS.max_frame) in message["message"]
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
+        assert client.ws.close_code == 1009
+
+
+async def test_a_frame_over_the_websocket_limit_is_closed_1009_without_a_message() -> None:
+    async with serve_deployed(TEST_SETTINGS) as server:
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        with contextlib.suppress(ConnectionClosed):
+            await client.send_raw(b"\x00" * (WS_MAX_SIZE + 1))
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
+        assert client.ws.close_code == 1009 and not client.errors
+
+
+# -- origins ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("origin", "host", "scheme", "ok"),
+    [
+        ("http://cards.example", "cards.example", "ws", True),
+        ("https://cards.example", "cards.example", "wss", True),
+        ("https://cards.example", "cards.example", "ws", False),
+        ("http://cards.example", "cards.example", "wss", False),
+        ("https://cards.example:443", "cards.example", "wss", True),
+        ("http://cards.example:8080", "cards.example:8080", "ws", True),
+        ("http://cards.example:8081", "cards.example:8080", "ws", False),
+        ("http://CARDS.example", "cards.EXAMPLE", "ws", True),
+        ("http://evil.example", "cards.example", "ws", False),
+        ("http://[::1]:8000", "[::1]:8000", "ws", True),
+        ("null", "cards.example", "ws", False),
+        ("http://cards.example:99999", "cards.example", "ws", False),
+        (None, "cards.example", "wss", True),
+    ],
+)
+def test_origin_must_match_scheme_host_and_port(
+    origin: str | None, host: str, scheme: str, ok: bool
+) -> None:
+    assert origin_allowed(origin, host, scheme, ()) is ok
+
+
+async def test_origin_with_another_scheme_is_refused(table: Table) -> None:
+    """The Origin check used to compare only host and port: an http page was accepted by an
+    https deployment and the other way round."""
+    port = table.server.port
+    with pytest.raises(InvalidStatus) as refused_:
+        await Client.open(table.server.ws, table.code, origin=f"https://127.0.0.1:{port}")
+    assert refused_.value.response.status_code == 403
+    # Behind a proxy that terminates TLS (this test's 127.0.0.1 is trusted by default), the
+    # scheme is the one the proxy forwards.
+    tls = {"X-Forwarded-Proto": "https"}
+    ok = await Client.open(
+        table.server.ws, table.code, origin=f"https://127.0.0.1:{port}", additional_headers=tls
+    )
+    await ok.watch()
+    with pytest.raises(InvalidStatus):
+        await Client.open(
+            table.server.ws, table.code, origin=f"http://127.0.0.1:{port}", additional_headers=tls
+        )
+
+
+async def test_forwarded_scheme_from_an_untrusted_peer_is_ignored() -> None:
+    async with serve_deployed(TEST_SETTINGS, forwarded_allow_ips="192.0.2.1") as server:
+        code = await create_room(server.http, "toy")
+        origin = f"https://127.0.0.1:{server.port}"
+        with pytest.raises(InvalidStatus) as refused_:
+            await Client.open(
+                server.ws, code, origin=origin, additional_headers={"X-Forwarded-Proto": "https"}
+            )
+        assert refused_.value.response.status_code == 403
+
+
+# -- HTTP bodies (a real uvicorn, a raw connection) ---------------------------------------------
+
+#: The body may take a minute: an answer within seconds is not the body deadline's.
+PATIENT = replace(TEST_SETTINGS, body_timeout=60.0)
+FIFTY_MB = 50 * 2**20
+
+
+async def status_of(reader: asyncio.StreamReader, timeout: float = 5.0) -> tuple[int, bytes]:
+    """The status and body of one response (ours always have a Content-Length)."""
+    async with asyncio.timeout(timeout):
+        head = await reader.readuntil(b"\r\n\r\n")
+        status = int(head.split()[1])
+        length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+        return status, await reader.readexactly(length)
+
+
+async def test_a_50_mb_body_is_refused_413_without_being_read() -> None:
+    async with serve(PATIENT) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"x" * 65536
+        writer.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))  # of 50 MB: the rest never comes
+        await writer.drain()
+        status, body = await status_of(reader)
+        assert status == 413 and json.loads(body)["code"] == "too_big"
+        writer.close()
+
+
+async def test_a_body_that_declares_50_mb_and_sends_10_bytes_is_refused_413_at_once() -> None:
+    async with serve(PATIENT) as server:
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        head = b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % FIFTY_MB
+        writer.write(head + b"0123456789")
+        await writer.drain()
+        status, body = await status_of(reader)
+        assert status == 413 and json.loads(body)["code"] == "too_big"
+        writer.close()

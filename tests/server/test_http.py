@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from dataclasses import replace
 
 import httpx
+import pytest
 
 from server import codes
 from server.redis_store import RedisStore
 from tests.redis_process import RedisProcess
+from tests.server.deployed import parlor_serve
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, serve
 
@@ -142,4 +145,71 @@ async def test_a_body_that_never_arrives_is_answered_408() -> None:
         await writer.drain()
         status = await asyncio.wait_for(reader.readline(), 5)
         assert status.startswith(b"HTTP/1.1 408"), status
-        writer.close()
+
+
+# -- connections that never finish a request head (parlor serve, raw TCP) ----------------------
+
+
+def _closed_by_server(sock: socket.socket, timeout: float = 10.0) -> bytes:
+    """Read until the server closes (or resets) the connection; what it sent before that."""
+    sock.settimeout(timeout)
+    received = b""
+    try:
+        while chunk := sock.recv(65536):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    except TimeoutError:
+        raise AssertionError(f"the server kept the connection open for {timeout} s") from None
+    return received
+
+
+def _response(sock: socket.socket, timeout: float = 10.0) -> bytes:
+    """One whole response (it has a Content-Length: every response of ours does)."""
+    sock.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+    while len(body) < length:
+        body += sock.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_connections_that_never_complete_a_request_head_are_closed() -> None:
+    with parlor_serve(header_timeout=0.3) as (_, port):
+        silent = socket.create_connection(("127.0.0.1", port))
+        partial = socket.create_connection(("127.0.0.1", port))
+        partial.sendall(b"GET /healthz HT")
+        headers = socket.create_connection(("127.0.0.1", port))
+        headers.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        for sock in (silent, partial, headers):
+            assert _closed_by_server(sock) == b""
+            sock.close()
+
+
+def test_a_kept_alive_connection_must_complete_its_next_request_head_too() -> None:
+    with parlor_serve(header_timeout=0.3) as (_, port):
+        sock = socket.create_connection(("127.0.0.1", port))
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert _response(sock).startswith(b"HTTP/1.1 200")
+        sock.sendall(b"GET /heal")
+        assert _closed_by_server(sock) == b""
+        sock.close()
+
+
+def test_the_head_deadline_does_not_cut_a_slow_body() -> None:
+    """The body has its own deadline (body_timeout); a complete head stops the head's clock."""
+    with parlor_serve(header_timeout=0.3, body_timeout=30.0) as (_, port):
+        body = b'{"game": "toy"}'
+        sock = socket.create_connection(("127.0.0.1", port))
+        head = b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % len(body)
+        sock.sendall(head + body[:5])
+        # The rest comes once the server has had time to reset (it must not).
+        with pytest.raises(TimeoutError):
+            sock.settimeout(1.0)
+            sock.recv(1)
+        sock.sendall(body[5:])
+        assert _response(sock).startswith(b"HTTP/1.1 201")
+        sock.close()
