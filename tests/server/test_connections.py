@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import sys
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -19,7 +21,7 @@ from server.protocol import CloseCode
 from server.wire import Format
 from tests.server.deployed import RawWebSocket, parlor_serve, serve_deployed
 from tests.server.driver import seat_clients
-from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
+from tests.server.harness import ROOT, TEST_SETTINGS, Client, create_room, serve
 
 
 class Peer:
@@ -234,3 +236,54 @@ async def test_shutdown_closes_websockets_with_1012_service_restart() -> None:
         await client.watch()
         server.server.should_exit = True
         assert await closed_with(client) == CloseCode.SERVICE_RESTART
+
+
+CLIENT = """
+import asyncio, sys
+from rules.codec import pack, unpack
+from websockets.asyncio.client import connect
+
+async def main(url):
+    async with connect(url, compression=None) as ws:
+        await ws.send(pack({"type": "join", "name": "Sleepy", "key": "s" * 22}))
+        while unpack(await ws.recv())["type"] != "state":
+            pass
+        print("joined", flush=True)
+        await asyncio.sleep(3600)
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+async def test_a_client_that_stops_answering_pings_is_closed_within_the_bound() -> None:
+    """A phone that loses its network silently: the server's pings go unanswered, so the
+    connection is closed and its seat shows disconnected (and the takeover grace starts)."""
+    settings = replace(TEST_SETTINGS, ws_ping_interval=0.2, ws_ping_timeout=0.2)
+    async with serve(settings) as server:
+        code = await create_room(server.http, "toy")
+        (ana,) = await seat_clients([server.ws], code, 1)
+        sleepy = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            CLIENT,
+            f"{server.ws}/ws/{code}",
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        try:
+            assert sleepy.stdout is not None
+            assert await asyncio.wait_for(sleepy.stdout.readline(), 10) == b"joined\n"
+            await ana.until(
+                lambda m: (
+                    m["type"] == "state"
+                    and [s["connected"] for s in m["room"]["seats"]] == [True, True]
+                )
+            )
+            os.kill(sleepy.pid, signal.SIGSTOP)  # it stops answering anything, pings included
+            state = await ana.until(
+                lambda m: m["type"] == "state" and not m["room"]["seats"][1]["connected"], 5
+            )
+            assert state["room"]["seats"][1]["name"] == "Sleepy"
+        finally:
+            os.kill(sleepy.pid, signal.SIGKILL)
+            await sleepy.wait()
