@@ -43,12 +43,9 @@ class Connection:
         self._writer: asyncio.Task[None] | None = None
         self.closing = False
         self.overflowed = False
-        self.frames_sent = 0
-        self.bytes_sent = 0
         # What this connection is bound to (set by the session, read by the hub).
         self.code: str | None = None
         self.seat_id: int | None = None
-        self.watching = False
         # What it was last sent, so fan-out never sends an older or identical snapshot.
         self.sent_version = 0
         self.sent_presence: frozenset[int] | None = None
@@ -100,8 +97,6 @@ class Connection:
                     await self._close_now(item.code, item.reason)
                     return
                 await self._send(item)
-                self.frames_sent += 1
-                self.bytes_sent += len(item)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the peer went away mid-send; the reader will notice
