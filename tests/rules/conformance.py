@@ -160,3 +160,14 @@ def bot_game(game: Game[Any, Any], seats: int, seed: int) -> Any:
         else:
             raise AssertionError("every bot waited: nobody moved")
     raise AssertionError(f"bot game did not end within the move bound {game.move_bound}")
+
+
+def check_ends_near_the_move_bound(harness: Harness, seats: int, seed: int, left: int) -> None:
+    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
+    keeps every invariant and ends within those actions, by its own rules or by the bound."""
+    state, log = play_random_game(harness, seats, seed, head_start=harness.game.move_bound - left)
+    result = harness.game.result(state)
+    assert result is not None
+    assert len(log) <= left
+    if len(log) < left:
+        assert result.move_bound is None

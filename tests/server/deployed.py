@@ -1,11 +1,10 @@
-"""Servers configured as ``parlor serve`` configures uvicorn, and a WebSocket client over a
-plain socket that can stop reading.
+"""``parlor serve`` as a child process with any settings, and a WebSocket client over a plain
+socket that can stop reading.
 
-``serve_deployed`` is the harness's in-process server with the options of
-:func:`server.serving.uvicorn_options`; ``parlor_serve`` is the real command in a child
-process. ``RawWebSocket`` speaks the protocol through the ``websockets`` sans-I/O client, so
-the test decides when (and whether) the socket is read: a client that stops reading fills the
-server's send buffers as a stalled phone does.
+``parlor_serve`` is the real command in a child process (the in-process ``harness.serve``
+runs uvicorn with the same options). ``RawWebSocket`` speaks the protocol through the
+``websockets`` sans-I/O client, so the test decides when (and whether) the socket is read: a
+client that stops reading fills the server's send buffers as a stalled phone does.
 """
 
 from __future__ import annotations
@@ -17,50 +16,21 @@ import select
 import socket
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.http11 import Response
 from websockets.uri import parse_uri
 
 from rules.codec import pack, unpack
-from server.app import create_app
-from server.config import Settings
-from server.serving import uvicorn_options
-from server.store import Store
 from tests.processes import Process, free_port, http_ok
-from tests.server.harness import ROOT, RunningServer, free_socket
+from tests.server.harness import ROOT
 
 #: Linux's TCP states (include/net/tcp_states.h), as TCP_INFO reports them.
 TCP_CLOSE = 7
-
-
-@contextlib.asynccontextmanager
-async def serve_deployed(
-    settings: Settings, store: Store | None = None, **uvicorn_extra: Any
-) -> AsyncIterator[RunningServer]:
-    """An in-process uvicorn with the deployed options (``uvicorn_extra`` on top)."""
-    app = create_app(settings, store)
-    sock = free_socket()
-    options = {**uvicorn_options(settings), **uvicorn_extra}
-    server = uvicorn.Server(uvicorn.Config(app, lifespan="on", log_level="warning", **options))
-    task = asyncio.create_task(server.serve(sockets=[sock]))
-    try:
-        while not server.started:
-            if task.done():
-                task.result()
-                raise RuntimeError("server stopped during start-up")
-            await asyncio.sleep(0.01)
-        yield RunningServer(server, sock.getsockname()[1], app)
-    finally:
-        server.should_exit = True
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait_for(task, 10)
-        sock.close()
 
 
 @contextlib.contextmanager

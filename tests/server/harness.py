@@ -86,13 +86,16 @@ class RunningServer:
 
 
 @contextlib.asynccontextmanager
-async def serve(settings: Settings, store: Store | None = None) -> AsyncIterator[RunningServer]:
-    """An in-process uvicorn on a pre-bound free port (no race for the port)."""
+async def serve(
+    settings: Settings, store: Store | None = None, **uvicorn_extra: Any
+) -> AsyncIterator[RunningServer]:
+    """An in-process uvicorn on a pre-bound free port (no race for the port), with the options
+    ``parlor serve`` runs with (``uvicorn_extra`` on top)."""
     app = create_app(settings, store)
     sock = free_socket()
     port = sock.getsockname()[1]
-    # The options `parlor serve` runs with (its protocols, limits and timeouts).
-    config = uvicorn.Config(app, lifespan="on", log_level="warning", **uvicorn_options(settings))
+    options = {**uvicorn_options(settings), **uvicorn_extra}
+    config = uvicorn.Config(app, lifespan="on", log_level="warning", **options)
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:

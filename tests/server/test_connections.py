@@ -19,7 +19,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from server.connections import Connection
 from server.protocol import CloseCode
 from server.wire import Format
-from tests.server.deployed import RawWebSocket, parlor_serve, serve_deployed
+from tests.server.deployed import RawWebSocket, parlor_serve
 from tests.server.driver import seat_clients
 from tests.server.harness import ROOT, TEST_SETTINGS, Client, create_room, serve
 
@@ -115,7 +115,7 @@ async def fill_until_dropped(host: Client, seat_id: int, timeout: float = 30.0) 
 
 
 async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() -> None:
-    async with serve_deployed(replace(SLOW, close_timeout=0.2)) as server:
+    async with serve(replace(SLOW, close_timeout=0.2)) as server:
         code = await create_room(server.http, "toy")
         host = (await seat_clients([server.ws], code, 1))[0]
         stalled, seat_id = await stalled_seat(server.ws, code, host)
@@ -132,7 +132,7 @@ async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() 
 
 
 async def test_a_dropped_client_that_reads_again_within_the_close_timeout_reads_1013() -> None:
-    async with serve_deployed(replace(SLOW, close_timeout=30.0)) as server:
+    async with serve(replace(SLOW, close_timeout=30.0)) as server:
         code = await create_room(server.http, "toy")
         host = (await seat_clients([server.ws], code, 1))[0]
         stalled, seat_id = await stalled_seat(server.ws, code, host)
@@ -230,7 +230,7 @@ async def test_connections_per_address_are_capped_and_the_forwarded_address_coun
 
 
 async def test_shutdown_closes_websockets_with_1012_service_restart() -> None:
-    async with serve_deployed(TEST_SETTINGS) as server:
+    async with serve(TEST_SETTINGS) as server:
         code = await create_room(server.http, "toy")
         client = await Client.open(server.ws, code)
         await client.watch()

@@ -18,7 +18,6 @@ from rules.codec import pack
 from server.app import origin_allowed
 from server.memory_store import MemoryStore
 from server.serving import WS_MAX_SIZE
-from tests.server.deployed import serve_deployed
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
@@ -423,7 +422,7 @@ async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
 
 async def test_a_frame_over_64_kib_is_answered_too_big_then_closed_1009() -> None:
     """uvicorn's own limit (ws_max_size) used to cut such frames off with a bare 1009."""
-    async with serve_deployed(TEST_SETTINGS) as server:
+    async with serve(TEST_SETTINGS) as server:
         code = await create_room(server.http, "toy")
         client = await Client.open(server.ws, code)
         await client.send_raw(pack({"type": "chat", "seq": 1, "text": "x" * 100_000}))
@@ -435,7 +434,7 @@ async def test_a_frame_over_64_kib_is_answered_too_big_then_closed_1009() -> Non
 
 
 async def test_a_frame_over_the_websocket_limit_is_closed_1009_without_a_message() -> None:
-    async with serve_deployed(TEST_SETTINGS) as server:
+    async with serve(TEST_SETTINGS) as server:
         code = await create_room(server.http, "toy")
         client = await Client.open(server.ws, code)
         with contextlib.suppress(ConnectionClosed):
@@ -493,7 +492,7 @@ async def test_origin_with_another_scheme_is_refused(table: Table) -> None:
 
 
 async def test_forwarded_scheme_from_an_untrusted_peer_is_ignored() -> None:
-    async with serve_deployed(TEST_SETTINGS, forwarded_allow_ips="192.0.2.1") as server:
+    async with serve(TEST_SETTINGS, forwarded_allow_ips="192.0.2.1") as server:
         code = await create_room(server.http, "toy")
         origin = f"https://127.0.0.1:{server.port}"
         with pytest.raises(InvalidStatus) as refused_:

@@ -16,7 +16,12 @@ from rules.floor import GAME
 from rules.floor.cards import CARDS, SHAPES, Kind
 from rules.floor.state import Phase, State
 from rules.rng import Rng
-from tests.rules.conformance import check_state, play_random_game, replay
+from tests.rules.conformance import (
+    check_ends_near_the_move_bound,
+    check_state,
+    play_random_game,
+    replay,
+)
 from tests.rules.floor.client import expand_legal, pick_from_legal
 from tests.rules.floor.helpers import HARNESS, cards
 
@@ -249,11 +254,5 @@ def test_dry_tables_do_reach_the_stalemate_ending() -> None:
 def test_random_games_near_the_move_bound_end_by_it_at_the_latest(
     seats: int, seed: int, left: int
 ) -> None:
-    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
-    keeps every invariant and ends within those actions, by its own rules or by the bound."""
-    state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
-    result = GAME.result(state)
-    assert result is not None
-    assert len(log) <= left
-    if len(log) < left:
-        assert result.move_bound is None
+    """Platform ruling (move bound): see ``check_ends_near_the_move_bound``."""
+    check_ends_near_the_move_bound(HARNESS, seats, seed, left)

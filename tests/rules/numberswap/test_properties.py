@@ -8,7 +8,12 @@ from hypothesis import strategies as st
 
 from rules.codec import pack, unpack
 from rules.rng import Rng
-from tests.rules.conformance import bot_game, play_random_game, replay
+from tests.rules.conformance import (
+    bot_game,
+    check_ends_near_the_move_bound,
+    play_random_game,
+    replay,
+)
 from tests.rules.numberswap.helpers import GAME, HARNESS, grid, position
 
 
@@ -52,11 +57,5 @@ def test_state_dump_is_msgpack_round_trip_exact():
 @settings(max_examples=15)
 @given(seats=st.integers(2, 8), seed=st.integers(0, 2**32), left=st.integers(1, 60))
 def test_random_games_near_the_move_bound_end_by_it_at_the_latest(seats, seed, left):
-    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
-    keeps every invariant and ends within those actions, by its own rules or by the bound."""
-    state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
-    result = GAME.result(state)
-    assert result is not None
-    assert len(log) <= left
-    if len(log) < left:
-        assert result.move_bound is None
+    """Platform ruling (move bound): see ``check_ends_near_the_move_bound``."""
+    check_ends_near_the_move_bound(HARNESS, seats, seed, left)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from rules.rng import Rng
 from rules.warp99 import GAME
 from rules.warp99.state import HAND_SIZE
-from tests.rules.conformance import bot_game, play_random_game
+from tests.rules.conformance import bot_game, check_ends_near_the_move_bound, play_random_game
 from tests.rules.warp99.helpers import HARNESS
 
 
@@ -66,11 +66,5 @@ def test_the_bot_only_makes_legal_moves() -> None:
 def test_random_games_near_the_move_bound_end_by_it_at_the_latest(
     seats: int, seed: int, left: int
 ) -> None:
-    """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
-    keeps every invariant and ends within those actions, by its own rules or by the bound."""
-    state, log = play_random_game(HARNESS, seats, seed, head_start=GAME.move_bound - left)
-    result = GAME.result(state)
-    assert result is not None
-    assert len(log) <= left
-    if len(log) < left:
-        assert result.move_bound is None
+    """Platform ruling (move bound): see ``check_ends_near_the_move_bound``."""
+    check_ends_near_the_move_bound(HARNESS, seats, seed, left)
