@@ -149,3 +149,22 @@ async def test_a_move_whose_reply_was_lost_is_acknowledged_once_as_made() -> Non
         acts = [unpack(e) for _, e in await store.log(code)]
         assert [e["seq"] for e in acts if e["kind"] == "act"] == [seq]
         assert server.instance.metrics.lost_replies == 1
+
+
+async def test_a_move_resent_after_a_reconnect_is_applied_once(server: RunningServer) -> None:
+    """The socket drops with a move unacknowledged: the client resumes (here on a new
+    connection) and resends it with the same seq; it counts once."""
+    code = await create_room(server.http, "toy")
+    clients = await seat_clients([server.ws], code, 2)
+    await start(clients[0])
+    mover = next(c for c in clients if c.state["view"]["legal"])  # type: ignore[index]
+    seq = await mover.act(mover.state["view"]["legal"][0])  # type: ignore[index]
+    sent = mover.sent[seq]
+    await mover.close()  # before reading its ack: the client cannot know whether it counted
+    again = await Client.open(server.ws, code)
+    await again.resume(mover.welcome["token"])  # type: ignore[index]
+    await again.send(sent)
+    ack = await again.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+    assert ack["duplicate"] is True  # the first send had counted
+    entries = [unpack(e) for _, e in await server.instance.store.log(code)]
+    assert [e["seq"] for e in entries if e["kind"] == "act"] == [seq]
