@@ -428,7 +428,9 @@ def _play(room: Room, index: int, action: Any, now: float, seats: tuple[Seat, ..
     state, events = room.game.apply(room.state, index, action)
     over = room.game.result(state) is not None
     new = _bump(room, now, state=state, seats=seats, phase=Phase.FINISHED if over else room.phase)
-    return Change(new, {}, room.seats[index].id, tuple(events))
+    played = tuple(events)
+    moves = (*room.moves, rooms.Move(new.version, index, played))[-rooms.MOVES_KEPT :]
+    return Change(replace(new, moves=moves), {}, room.seats[index].id, played)
 
 
 def _act(room: Room, seat_id: int, raw_action: Any, now: float) -> Change:

@@ -305,15 +305,24 @@ class Hub:
         seat_views = views.seat_views(
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )
-        keys = list(dict.fromkeys((index, conn.fmt) for conn, index in due))
-        frames: dict[tuple[int | None, Format], Frame] = {}
-        for fmt in {f for _, f in keys}:
-            wanted = [index for index, f in keys if f is fmt]
-            messages = [views.state_message(room, info, i, seat_views[i]) for i in wanted]
-            frames.update(zip(((i, fmt) for i in wanted), encode_many(messages, fmt), strict=True))
+        # One frame per (seat, format, version last sent): connections of one seat may be at
+        # different versions, and each must hear of every move since its own. Usually they
+        # all had the previous version, so this is one frame per (seat, format) as ever.
+        keys = list(dict.fromkeys((index, conn.fmt, conn.sent_version) for conn, index in due))
+        events = {after: views.events_since(room, after) for _, _, after in keys}
+        frames: dict[tuple[int | None, Format, int], Frame] = {}
+        for fmt in {f for _, f, _ in keys}:
+            wanted = [(i, after) for i, f, after in keys if f is fmt]
+            messages = [
+                views.state_message(room, info, i, seat_views[i], events[after])
+                for i, after in wanted
+            ]
+            frames.update(
+                zip(((i, fmt, a) for i, a in wanted), encode_many(messages, fmt), strict=True)
+            )
         chat: dict[Format, Frame] = {}
         for conn, index in due:
-            frame = frames[(index, conn.fmt)]
+            frame = frames[(index, conn.fmt, conn.sent_version)]
             conn.sent_version = room.version
             conn.sent_presence = presence
             if conn.push(frame):

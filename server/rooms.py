@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from rules.codec import pack, unpack
-from rules.contract import Game
+from rules.contract import Event, Game
 from rules.registry import get_game
 
 
@@ -54,6 +54,22 @@ class ChatLine:
 
 
 @dataclass(frozen=True, slots=True)
+class Move:
+    """The public events of one game-changing version (an act, a bot move, a timeout)."""
+
+    version: int
+    #: The seat index that moved.
+    seat: int | None
+    #: As the rules returned them: wire-clean and public by contract.
+    events: tuple[Event, ...]
+
+
+#: How many versions' events a room keeps: enough for a connection that missed a few
+#: versions (coalesced reloads, a slow socket) to be told every move it missed.
+MOVES_KEPT = 16
+
+
+@dataclass(frozen=True, slots=True)
 class Room:
     code: str
     game_id: str
@@ -84,6 +100,9 @@ class Room:
     #: Server time (seconds since the epoch) when the seats to act run out of time; 0 when
     #: no turn timer runs. In the record, so any instance enforces it, after any restart.
     deadline: float = 0.0
+    #: The public events of the latest game-changing versions, oldest first, at most
+    #: :data:`MOVES_KEPT`: what a state message tells each connection happened since its last.
+    moves: tuple[Move, ...] = ()
 
     @property
     def game(self) -> Game[Any, Any]:
@@ -162,6 +181,7 @@ def encode(room: Room) -> bytes:
             "secret": room.secret,
             "created_by": room.created_by,
             "deadline": room.deadline,
+            "moves": [[m.version, m.seat, list(m.events)] for m in room.moves],
         }
     )
 
@@ -190,6 +210,7 @@ def decode(data: bytes) -> Room:
         secret=raw.get("secret", ""),
         created_by=raw.get("created_by", ""),
         deadline=raw.get("deadline", 0.0),
+        moves=tuple(Move(m[0], m[1], tuple(m[2])) for m in raw.get("moves", ())),
     )
 
 

@@ -54,8 +54,11 @@ def seat_views(room: Room, seats: Sequence[int | None]) -> dict[int | None, Any]
     return dict(zip(seats, room.game.views(room.state, list(seats)), strict=True))
 
 
-def state_message(room: Room, info: dict[str, Any], seat: int | None, view: Any) -> dict[str, Any]:
-    """The snapshot for seat index ``seat`` (None = spectator) with that seat's view."""
+def state_message(
+    room: Room, info: dict[str, Any], seat: int | None, view: Any, events: list[Any]
+) -> dict[str, Any]:
+    """The snapshot for seat index ``seat`` (None = spectator) with that seat's view, and the
+    public events since the connection's last snapshot (see :func:`events_since`)."""
     return {
         "type": "state",
         "version": room.version,
@@ -63,7 +66,21 @@ def state_message(room: Room, info: dict[str, Any], seat: int | None, view: Any)
         "last_seq": 0 if seat is None else room.seats[seat].last_seq,
         "room": info,
         "view": view,
+        "events": events,
     }
+
+
+def events_since(room: Room, sent_version: int) -> list[dict[str, Any]]:
+    """The public events of every version after ``sent_version`` that the room still keeps,
+    oldest first. None for a connection's first snapshot (``sent_version`` 0): with nothing
+    to compare against, it only has the state to show."""
+    if sent_version <= 0:
+        return []
+    return [
+        {"version": m.version, "seat": m.seat, "events": list(m.events)}
+        for m in room.moves
+        if m.version > sent_version
+    ]
 
 
 def chat_message(room: Room) -> dict[str, Any]:

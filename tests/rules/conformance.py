@@ -11,6 +11,9 @@ checks, after every action:
 * every card is accounted for exactly once;
 * no leak: shuffling the cards hidden from a seat leaves that seat's view identical
   (also for the spectator view);
+* events are public: the same action, applied after shuffling the cards hidden from a seat (or
+  the spectator), gives the same events whenever that viewer cannot tell the two games apart
+  afterwards either (its view after the action is the same too);
 * the state's ``moves`` counts every applied action, and the game ends within its move bound
   (platform ruling): a result that the bound gave says so, at exactly the bound.
 
@@ -22,7 +25,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, MutableSequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,7 +33,7 @@ import pytest
 
 from rules.codec import is_wire_clean, pack, unpack
 from rules.contract import Game
-from rules.errors import NotYourTurn
+from rules.errors import NotYourTurn, RulesError
 from rules.rng import Rng
 
 
@@ -86,6 +89,54 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
         assert game.view(shuffled, seat) == game.view(state, seat), f"view of {seat} leaks"
 
 
+class _Sorting(random.Random):
+    """A "shuffle" that sorts: ``permute_hidden`` with it puts hidden cards in a fixed order."""
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+        x[:] = sorted(x, key=repr)
+
+
+def canonical(h: Harness, state: Any, viewer: int | None) -> Any:
+    """``state`` with the cards hidden from ``viewer`` in a fixed order: two states are the
+    same to that viewer exactly when their canonical forms are equal."""
+    return h.permute_hidden(state, viewer, _Sorting())
+
+
+def check_events_public(
+    h: Harness,
+    before: Any,
+    seat: int,
+    action: Any,
+    after: Any,
+    events: list[Any],
+    rnd: random.Random,
+    *,
+    tries: int = 2,
+) -> int:
+    """Events are public by contract: they reveal nothing hidden from any viewer.
+
+    For a random viewer, the cards hidden from it are shuffled before the action, and the
+    action is applied again. When that viewer cannot tell the two games apart afterwards
+    either (the same cards in every place it can see, see :func:`canonical`), the events must
+    be the same. A shuffle that makes the action illegal, or whose difference the action
+    brings into view, proves nothing and is skipped. Returns how many shuffles were compared.
+    """
+    game = h.game
+    compared = 0
+    for _ in range(tries):
+        viewer = rnd.choice([*range(game.seat_count(before)), None])
+        shuffled = h.permute_hidden(before, viewer, rnd)
+        try:
+            shuffled_after, shuffled_events = game.apply(shuffled, seat, action)
+        except RulesError:
+            continue
+        if canonical(h, shuffled_after, viewer) != canonical(h, after, viewer):
+            continue
+        assert shuffled_events == events, f"the events of seat {seat}'s action leak to {viewer}"
+        compared += 1
+    return compared
+
+
 def play_random_game(
     h: Harness,
     seats: int,
@@ -106,11 +157,14 @@ def play_random_game(
     if head_start:
         state = replace(state, moves=head_start)
     log: list[tuple[int, dict[str, Any]]] = []
+    compared = 0
     while True:
         if check:
             check_state(h, state, rnd)
             assert state.moves == head_start + len(log), "the state counts every action"
         if game.result(state) is not None:
+            if check and len(log) >= 40:
+                assert compared, "the events check never found a shuffle to compare"
             return state, log
         assert state.moves < game.move_bound, f"no end within the move bound {game.move_bound}"
         to_act = sorted(game.to_act(state))
@@ -124,10 +178,12 @@ def play_random_game(
         # Round-trip the action as the server would receive it.
         wire_action = game.parse_action(unpack(pack(game.dump_action(action))))
         assert wire_action == action
+        previous = state
         state, events = game.apply(state, seat, wire_action)
         if check:
             assert game.dump_state(game.load_state(before)) == before
             assert all(is_wire_clean(e) and "type" in e for e in events)
+            compared += check_events_public(h, previous, seat, wire_action, state, events, rnd)
         log.append((seat, game.dump_action(action)))
 
 
