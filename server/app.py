@@ -17,16 +17,18 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketState
 
 from rules.contract import readable
 from rules.errors import RulesError
 from rules.registry import all_games
 from server import codes, views
+from server.client_files import ClientFiles
 from server.config import Settings
 from server.connections import Connection
 from server.errors import ParlorError
@@ -181,10 +183,8 @@ async def store_down(request: Request, exc: Exception) -> Response:
 
 async def room_page(request: Request) -> Response:
     """A shared ``/r/CODE`` link: the web client's page, which reads the code from the address."""
-    index = _instance(request.app).settings.static_dir / "index.html"
-    if not index.is_file():
-        return PlainTextResponse("The web client is not installed", 404)
-    return FileResponse(index, headers={"cache-control": "no-cache"})
+    client: ClientFiles = request.app.state.client
+    return client.page(request.headers)
 
 
 async def _admit(websocket: WebSocket, instance: Instance) -> str | None:
@@ -283,18 +283,28 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         finally:
             await instance.close()
 
+    client = ClientFiles(settings.static_dir)
+    api_routes = [
+        Route("/games", games),
+        Route("/rooms", create_room, methods=["POST"]),
+        Route("/rooms", list_rooms, methods=["GET"]),
+        Route("/rooms/{code}", room_summary),
+    ]
     routes = [
         Route("/healthz", healthz),
         Route("/metrics", metrics),
-        Route("/api/games", games),
-        Route("/api/rooms", create_room, methods=["POST"]),
-        Route("/api/rooms", list_rooms, methods=["GET"]),
-        Route("/api/rooms/{code}", room_summary),
+        # JSON answers are made per request, so compressed per request (the larger ones: the
+        # room list); the client's files come compressed already, and WebSockets never are.
+        Mount(
+            "/api", routes=api_routes, middleware=[Middleware(GZipMiddleware, minimum_size=1024)]
+        ),
         Route("/r/{code}", room_page),
         WebSocketRoute("/ws/{code}", room_socket),
-        Mount("/", StaticFiles(directory=settings.static_dir, html=True, check_dir=False)),
+        Mount("/", client),
     ]
-    return Starlette(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
+    app.state.client = client
+    return app
 
 
 __all__ = ["Format", "create_app", "origin_allowed"]

@@ -14,8 +14,22 @@
 // a while, and a socket that has brought nothing at all for longer than that is taken for dead
 // and replaced at once, without waiting for a closing handshake that would never come.
 
-import { decode } from "../vendor/msgpack/decode.mjs";
-import { encode } from "../vendor/msgpack/encode.mjs";
+// The msgpack codec is fetched with the first connection, not with the home page.
+let codec = null;
+let codecLoading = null;
+
+function loadCodec() {
+  codecLoading ||= Promise.all([import("../vendor/msgpack/decode.mjs"), import("../vendor/msgpack/encode.mjs")]).then(
+    ([decoder, encoder]) => {
+      codec = { decode: decoder.decode, encode: encoder.encode };
+    },
+    (error) => {
+      codecLoading = null;
+      throw error;
+    },
+  );
+  return codecLoading;
+}
 
 /** Message types the server sends (server/session.py, server/hub.py). Anything else is a bug. */
 export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error", "left", "pong"]);
@@ -104,6 +118,24 @@ export class RoomConnection {
   _connect() {
     clearTimeout(this.timer);
     this.timer = null;
+    if (!codec) {
+      this._setStatus(this.attempt ? "reconnecting" : "connecting");
+      this.heardAt = performance.now();
+      if (this.awaitingCodec) return;
+      this.awaitingCodec = true;
+      loadCodec()
+        .then(
+          () => !this.stopped && this._connect(),
+          (error) => {
+            console.error("could not load the msgpack codec", error);
+            if (!this.stopped) this._retry(false);
+          },
+        )
+        .finally(() => {
+          this.awaitingCodec = false;
+        });
+      return;
+    }
     this._drop();
     this._setStatus(this.attempt ? "reconnecting" : "connecting");
     const socket = new WebSocket(this._url(), "parlor.msgpack");
@@ -168,7 +200,7 @@ export class RoomConnection {
     let msg;
     try {
       if (!(data instanceof ArrayBuffer)) throw new TypeError("not a binary frame");
-      msg = decode(new Uint8Array(data));
+      msg = codec.decode(new Uint8Array(data));
     } catch {
       this.handlers.onProblem("The server sent a frame that is not msgpack");
       return;
@@ -257,7 +289,7 @@ export class RoomConnection {
   }
 
   _transmit(msg) {
-    this.socket.send(encode(msg));
+    this.socket.send(codec.encode(msg));
     this.sentAt = performance.now();
   }
 

@@ -7,8 +7,9 @@ import { RoomConnection } from "./connection.js";
 import { patch } from "./dom.js";
 import { remembered } from "./store.js";
 import { clockText, secondsLeft } from "./views/common.js";
-import { GAMES } from "./views/games/index.js";
+import { gameModule, loadGame } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
+import { loadQr } from "./views/lobby.js";
 import { headerView, roomView, screenOf } from "./views/room.js";
 
 const CODE_ALPHABET = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{5}$/;
@@ -158,6 +159,7 @@ async function openRoom(code, how = "look", push = true) {
     render();
     return;
   }
+  loadQr().then(render, (error) => console.error("could not load the QR code maker", error));
   const token = remembered.token(code);
   if (token) {
     connect({ type: "resume", token });
@@ -219,9 +221,25 @@ function connect(entry) {
   conn.open(entry);
 }
 
+// The game's table is fetched with the room's first snapshot; the page is redrawn when it comes.
+function drawWhenLoaded(room, game) {
+  loadGame(game).then(
+    (module) => {
+      if (module && model.room === room) render();
+    },
+    (error) => {
+      console.error("could not load the game's table", error);
+      if (model.room === room) {
+        showError("The game's table could not be loaded; check the connection and reload the page.");
+        render();
+      }
+    },
+  );
+}
+
 function describeChange(prev, next) {
   const room = model.room;
-  const module = GAMES[next.game];
+  const module = gameModule(next.game);
   if (!prev || !module || prev.game !== next.game) return;
   let notes = [];
   try {
@@ -253,6 +271,7 @@ function receive(msg) {
       connection.fresh = false;
       if (prev && msg.version < prev.version) return;
       room.state = msg;
+      if (!gameModule(msg.room.game)) drawWhenLoaded(room, msg.room.game);
       // Counted from when the message arrived, on this page's monotonic clock: the device's
       // wall clock may be off by minutes.
       const left = msg.room.deadline - msg.room.now;

@@ -42,7 +42,7 @@ def test_home_remembers_the_name_and_checks_what_is_typed(person: Make) -> None:
 def test_lobby_host_controls(person: Make) -> None:
     ana, ben, cleo = person("Ana", phone=False), person("Ben"), person("Cleo")
     code = ana.create_room("numberswap")
-    assert ana.page.locator(".qr svg").count() == 1
+    ana.page.locator(".qr svg").wait_for()  # the QR code maker is loaded with the room
     assert ana.page.locator(".link-text").inner_text().endswith(f"/r/{code}")
     ben.join_from_link(code)
     ana.wait_seats(2)

@@ -2,12 +2,29 @@
 // and the host's controls.
 
 import { h } from "../dom.js";
-import { renderSVG } from "../../vendor/uqr.js";
 import { button, optionsFields, timerField } from "./common.js";
 
+// The QR code maker is fetched when a room is opened, not with the home page; until it has
+// arrived the share box draws without the code.
+let renderSVG = null;
+let qrLoading = null;
 let qrCache = { link: "", svg: "" };
 
+export function loadQr() {
+  qrLoading ||= import("../../vendor/uqr.js").then(
+    (module) => {
+      renderSVG = module.renderSVG;
+    },
+    (error) => {
+      qrLoading = null;
+      throw error;
+    },
+  );
+  return qrLoading;
+}
+
 function qr(link) {
+  if (!renderSVG) return "";
   if (qrCache.link !== link) {
     qrCache = { link, svg: renderSVG(link, { pixelSize: 4, border: 4 }) };
   }

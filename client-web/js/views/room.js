@@ -3,7 +3,7 @@
 
 import { h } from "../dom.js";
 import { button, countdown, listNames, optionsFields, seatName, timerChoice, timerField } from "./common.js";
-import { GAMES } from "./games/index.js";
+import { gameModule as loadedGame, knownGame } from "./games/index.js";
 import { lobbyView, shareBox } from "./lobby.js";
 
 // -- entering ---------------------------------------------------------------------------------
@@ -364,11 +364,11 @@ function tableView(model, intents) {
   const room = model.room;
   const state = room.state;
   const view = state.view;
-  const gameModule = GAMES[state.room.game];
+  const gameModule = loadedGame(state.room.game);
   const ctx = gameContext(model, intents);
   const me = state.you === null ? null : state.room.seats[state.you];
   let main;
-  if (!view) {
+  if (!view || (!gameModule && knownGame(state.room.game))) {
     main = h("p", null, "Setting up the table…");
   } else if (!gameModule) {
     main = h("p", { class: "error" }, `This client cannot draw the game "${state.room.game}" yet.`);
