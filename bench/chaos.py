@@ -29,20 +29,19 @@ import secrets
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.common import create_room, parlor_serve
 from rules.codec import pack, unpack
 from server.redis_store import RedisStore
-from tests.processes import Process, free_port, http_ok
+from tests.processes import Process, free_port
 from tests.redis_process import RedisProcess
 from tests.server.driver import choose
 from tests.server.harness import Client
 
-ROOT = Path(__file__).resolve().parents[1]
 GAMES = ("numberswap", "warp99", "floor")
 RESENDABLE = {"unavailable", "conflict"}
 REDIS_TIMEOUT = 0.5
@@ -60,32 +59,20 @@ def now() -> float:
 
 
 def serve_process(redis_url: str, port: int, log: Path) -> Process:
-    env = {
-        "REDIS_URL": redis_url,
-        "PARLOR_PORT": str(port),
-        "PARLOR_REDIS_TIMEOUT": str(REDIS_TIMEOUT),
-        "PARLOR_CHECK_INTERVAL": "0.5",
-        "PARLOR_BOT_DELAY": "0.05",
-        "PARLOR_FLOOD_RATE": "1000",
-        "PARLOR_FLOOD_BURST": "1000",
-        "PARLOR_CREATE_BURST": "100000",
+    return parlor_serve(
+        port,
+        log,
+        name=f"parlor:{port}",
+        REDIS_URL=redis_url,
+        PARLOR_REDIS_TIMEOUT=str(REDIS_TIMEOUT),
+        PARLOR_CHECK_INTERVAL="0.5",
+        PARLOR_BOT_DELAY="0.05",
+        PARLOR_FLOOD_RATE="1000",
+        PARLOR_FLOOD_BURST="1000",
+        PARLOR_CREATE_BURST="100000",
         # The audit reads every act from the move log: nothing may be trimmed from it.
-        "PARLOR_LOG_MAX": str(LOG_MAX),
-    }
-    argv = [sys.executable, "-m", "server.cli", "serve"]
-    return Process(argv, ready=http_ok(port), log=log, name=f"parlor:{port}", env=env, cwd=ROOT)
-
-
-def create_room(addr: str, game: str) -> str:
-    body = {"game": game, "key": secrets.token_urlsafe(16)}
-    request = urllib.request.Request(
-        f"http://{addr}/api/rooms",
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
+        PARLOR_LOG_MAX=str(LOG_MAX),
     )
-    with urllib.request.urlopen(request, timeout=5) as response:
-        code: str = json.load(response)["code"]
-        return code
 
 
 # -- what happened --------------------------------------------------------------------------------
@@ -458,7 +445,7 @@ async def run(seconds: float, rooms_n: int, seed: int) -> dict[str, Any]:
             for r in range(rooms_n):
                 game = GAMES[r % len(GAMES)]
                 seats = 2 + (r // len(GAMES) + r) % 3
-                code = create_room(addrs[r % 2], game)
+                code = create_room(f"http://{addrs[r % 2]}", game, 5, key=secrets.token_urlsafe(16))
                 room = RoomRun(code, game, seats)
                 room.players = [Player(room, f"P{i}", host=i == 0) for i in range(seats)]
                 rooms.append(room)

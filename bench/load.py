@@ -29,7 +29,6 @@ import statistics
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,11 +37,12 @@ from typing import Any
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
+from bench import common
+from bench.common import parlor_serve
 from rules.codec import pack, unpack
-from tests.processes import Process, free_port, http_ok
+from tests.processes import free_port
 from tests.redis_process import RedisProcess
 
-ROOT = Path(__file__).resolve().parents[1]
 SEATS = 8
 #: Seconds before measuring starts (room starts are spread over the first half).
 WARMUP = 4.0
@@ -59,17 +59,15 @@ def running_server() -> Iterator[tuple[str, int]]:
     _raise_fd_limit()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp, RedisProcess() as redis:
-        env = {
-            "REDIS_URL": redis.url,
-            "PARLOR_PORT": str(port),
-            # The load generator is one client per seat acting at machine speed.
-            "PARLOR_FLOOD_RATE": "1000",
-            "PARLOR_FLOOD_BURST": "1000",
-            "PARLOR_CREATE_BURST": "100000",
-        }
-        argv = [sys.executable, "-m", "server.cli", "serve"]
-        log = Path(tmp) / "serve.log"
-        server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
+        # The load generator is one client per seat acting at machine speed.
+        server = parlor_serve(
+            port,
+            Path(tmp) / "serve.log",
+            REDIS_URL=redis.url,
+            PARLOR_FLOOD_RATE="1000",
+            PARLOR_FLOOD_BURST="1000",
+            PARLOR_CREATE_BURST="100000",
+        )
         with server:
             yield f"127.0.0.1:{port}", server.pid
 
@@ -90,14 +88,7 @@ def rss_kib(pid: int) -> int:
 
 
 def create_room(addr: str, game: str) -> str:
-    request = urllib.request.Request(
-        f"http://{addr}/api/rooms",
-        data=json.dumps({"game": game}).encode(),
-        headers={"content-type": "application/json"},
-    )
-    with urllib.request.urlopen(request) as response:
-        code: str = json.load(response)["code"]
-        return code
+    return common.create_room(f"http://{addr}", game)
 
 
 @dataclass
@@ -182,8 +173,9 @@ async def _player(
                 me.view_bytes.append(len(frame))
         elif kind == "ack":
             me.pending = False
-            if not message["duplicate"]:
-                room.sent[message["version"]] = sent_at.pop(message["seq"])
+            sent = sent_at.pop(message["seq"], None)  # None: the host's start or rematch
+            if sent is not None and not message["duplicate"]:
+                room.sent[message["version"]] = sent
                 room.actions += 1
         elif kind == "error":
             me.pending = False
@@ -194,7 +186,8 @@ async def _player(
         if view["over"]:
             if me.seat == 0 and state["room"]["phase"] == "finished" and me.acted_at != -2:
                 me.acted_at = -2
-                await me.ws.send(pack({"type": "rematch"}))
+                me.seq = max(me.seq, state["last_seq"]) + 1
+                await me.ws.send(pack({"type": "rematch", "seq": me.seq}))
             continue
         if view["legal"] and me.acted_at != state["version"]:
             me.pending, me.acted_at = True, state["version"]

@@ -26,18 +26,16 @@ import asyncio
 import json
 import random
 import statistics
-import sys
 import tempfile
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.processes import Process, free_port, http_ok
+from bench.common import create_room, parlor_serve
+from tests.processes import Process, free_port
 from tests.server.harness import Client
 
-ROOT = Path(__file__).resolve().parents[1]
 CASES = ("disconnect", "idle")
 #: Longest a stalled turn may take before the run gives up on it (beyond grace or timer).
 SLACK = 30.0
@@ -48,26 +46,9 @@ def now() -> float:
 
 
 def serve_process(port: int, grace: float, log: Path) -> Process:
-    env = {
-        "REDIS_URL": "",
-        "PARLOR_PORT": str(port),
-        "PARLOR_AWAY_GRACE": str(grace),
-        "PARLOR_CREATE_BURST": "100000",
-    }
-    argv = [sys.executable, "-m", "server.cli", "serve"]
-    return Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
-
-
-def create_room(http: str, turn_timer: float) -> str:
-    body = {"game": "numberswap", "turn_timer": turn_timer}
-    request = urllib.request.Request(
-        f"{http}/api/rooms",
-        data=json.dumps(body).encode(),
-        headers={"content-type": "application/json"},
+    return parlor_serve(
+        port, log, PARLOR_AWAY_GRACE=str(grace), PARLOR_CREATE_BURST="100000", REDIS_URL=""
     )
-    with urllib.request.urlopen(request, timeout=10) as response:
-        code: str = json.load(response)["code"]
-    return code
 
 
 def my_moves(client: Client) -> list[dict[str, Any]]:
@@ -156,7 +137,7 @@ class Room:
 
 async def run_room(case: str, http: str, ws: str, limit: float, stalls: int, seed: int) -> Room:
     """One room of ``case``; ``limit`` is the grace (disconnect) or the turn timer (idle)."""
-    code = create_room(http, limit if case == "idle" else 0)
+    code = create_room(http, "numberswap", turn_timer=limit if case == "idle" else 0)
     staller = await Client.open(ws, code)
     await staller.join("Staller")
     waiter = await Client.open(ws, code)

@@ -1,0 +1,35 @@
+"""What the benchmarks share: a ``parlor serve`` child process and room creation over HTTP."""
+
+from __future__ import annotations
+
+import json
+import sys
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from tests.processes import Process, http_ok
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def parlor_serve(port: int, log: Path, name: str = "parlor serve", **env: str) -> Process:
+    """``parlor serve`` on ``port`` (not started yet), with ``env`` settings on top of the
+    environment; without a ``REDIS_URL`` it keeps rooms in memory (a bench leaves no file)."""
+    settings = {"PARLOR_PORT": str(port), **env}
+    if not settings.get("REDIS_URL"):
+        settings.setdefault("PARLOR_EPHEMERAL", "true")
+    argv = [sys.executable, "-m", "server.cli", "serve"]
+    return Process(argv, ready=http_ok(port), log=log, name=name, env=settings, cwd=ROOT)
+
+
+def create_room(http: str, game: str, timeout: float = 10.0, **body: Any) -> str:
+    """A new room's code, from ``POST {http}/api/rooms`` with ``game`` and ``body``."""
+    request = urllib.request.Request(
+        f"{http}/api/rooms",
+        data=json.dumps({"game": game, **body}).encode(),
+        headers={"content-type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        code: str = json.load(response)["code"]
+    return code
