@@ -1,7 +1,31 @@
 // The tables this client can draw, by game id, each loaded only when a room of that game is
-// entered (the home page needs none of them). Each module exports:
-// table(view, ctx), prompt(view, ctx), waiting(view, ctx), facts(view, seat),
-// describe(prevView, nextView) -> [{seat, text}], and scoreName.
+// entered (the home page needs none of them).
+//
+// Each game module exports (the frame, ../room.js, places what they return; see motion.js):
+//   table(view, ctx) -> {
+//     middle,   // Node: the shared piles / rows, centre of the table
+//     tray,     // Node | null: your own hand or grid, in the fixed bottom tray (null: spectator)
+//     moves,    // Node | null: the move buttons for the current choice; the frame always
+//               //   reserves their space, so nothing moves under a finger when they appear
+//     hint,     // string | null: one line saying what you can do and why ("The 7 is playable:
+//               //   same colour as the pile"), shown in a reserved line above the moves
+//   }
+//   seat(view, seat, ctx) -> Node   compact game facts for one player in the top strip
+//                                   (a mini grid, "5 cards", a score); the frame adds name,
+//                                   presence, turn mark and timer
+//   eventText(event, seat, ctx) -> string | null   one ticker / log line for one of the game's
+//                                   public events (`seat`: who moved); null: not worth a line
+//   animate(entries, {root, before, ctx})  optional: motion for the events just received
+//                                   (`entries`: the state message's `events`, see
+//                                   docs/protocol.md; `before`: motion.snapshot() taken before
+//                                   the page was patched)
+//   howTo(ctx) -> Node              the "How to play" sheet, in players' words, with pictures
+//   summary(view, ctx) -> Node | null  extra for the results overlay (Number Swap's rounds)
+//   prompt(view, ctx), waiting(view, ctx), facts(view, seat), scoreName   as before
+//
+// ctx (from the frame): you, spectator, names(seat), ui/setUi (choices in progress), act(action),
+// busy, pending (the action in flight, or null: mark it "sending…"), deadlineAt, away.
+// Every card element carries the class "card"; the generic button styles leave .card alone.
 
 const LOADERS = {
   numberswap: () => import("./numberswap.js"),
