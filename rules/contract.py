@@ -63,6 +63,13 @@ class GameOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+#: The levels a host may give each bot (each game's rules page says what they mean): ``easy``
+#: is meant to be beatable by a new player; ``normal`` is what a bot seat gets unless the host
+#: says otherwise, and what plays for an absent player.
+BOT_LEVELS = ("easy", "normal", "strong")
+DEFAULT_BOT_LEVEL = "normal"
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a finished game ended.
@@ -258,8 +265,9 @@ class Game(ABC, Generic[S, A]):
         """How a seat's legal actions appear in its view. Default: every action, dumped."""
         return [self.dump_action(a) for a in self.legal_actions(state, seat)]
 
-    def bot_action(self, state: S, seat: int, rng: Rng) -> A | None:
-        """A bot's move. Default: a uniformly random legal action; games may override.
+    def bot_action(self, state: S, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL) -> A | None:
+        """A bot's move at ``level`` (one of :data:`BOT_LEVELS`). Default: a uniformly random
+        legal action whatever the level; games override.
 
         ``None`` means the seat chooses to wait: only allowed when everything open to it is
         optional (Number Swap's undo, for instance) and someone else can act.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rules.contract import Event, Game, GameOptions, Result, View
+from rules.contract import DEFAULT_BOT_LEVEL, Event, Game, GameOptions, Result, View
 from rules.floor import moves
 from rules.floor.actions import Action, AnyAction
 from rules.floor.cards import CARDS, DECK, Kind
@@ -112,7 +112,9 @@ class Floor(Game[State, AnyAction]):
         public = public_view(state)
         return [with_hand(public, state, seat) for seat in seats]
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction:
+    def bot_action(
+        self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
+    ) -> AnyAction:
         return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:

@@ -13,7 +13,15 @@ from typing import Any
 
 from pydantic import Field
 
-from rules.contract import Event, Game, GameOptions, Result, View, places_from_scores
+from rules.contract import (
+    DEFAULT_BOT_LEVEL,
+    Event,
+    Game,
+    GameOptions,
+    Result,
+    View,
+    places_from_scores,
+)
 from rules.errors import IllegalAction, NotYourTurn, WrongPhase
 from rules.numberswap.actions import (
     Action,
@@ -507,7 +515,9 @@ class NumberSwap(Game[State, AnyAction]):
         reason = f"The move bound of {MOVE_BOUND:,} moves was reached: lowest total wins"
         return Result(winners, places, state.totals, reason, move_bound=MOVE_BOUND)
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction | None:
+    def bot_action(
+        self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
+    ) -> AnyAction | None:
         return choose(state, seat, rng)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from contextlib import suppress
 from typing import Any
 
-from rules.contract import Event, Game, Result, View, places_from_scores
+from rules.contract import DEFAULT_BOT_LEVEL, Event, Game, Result, View, places_from_scores
 from rules.rng import Rng
 from rules.warp99 import turn, views
 from rules.warp99.actions import Action, AnyAction
@@ -121,7 +121,9 @@ class Warp99(Game[State, AnyAction]):
         public = views.public_view(state)
         return [views.hand_view(public, state, s) for s in seats]
 
-    def bot_action(self, state: State, seat: int, rng: Rng) -> AnyAction:
+    def bot_action(
+        self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
+    ) -> AnyAction:
         return choose(state, seat, rng)
 
     def result(self, state: State) -> Result | None:
