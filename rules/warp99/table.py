@@ -139,13 +139,12 @@ class Table:
         else:
             self.events.append({"type": "drew", "seat": seat, "count": 1, "why": why})
 
-    def fill_hand(self, seat: int) -> None:
-        """Draw until the hand holds six cards or nothing is left to draw."""
+    def fill_hand(self, seat: int, why: str = "refill") -> int:
+        """Draw until the hand holds six cards or nothing is left to draw; how many were drawn."""
         drawn = 0
-        while len(self.hands[seat]) < HAND_SIZE and self.draw(seat, "refill"):
+        while len(self.hands[seat]) < HAND_SIZE and self.draw(seat, why):
             drawn += 1
-        if not drawn:
-            self.events.append({"type": "drew", "seat": seat, "count": 0, "why": "refill"})
+        return drawn
 
     def refill_deck(self, seat: int) -> None:
         cards = self.take_from_reserve(DECK_SIZE)
@@ -201,3 +200,7 @@ class Table:
         # R6: the stuck-flip is once per turn, however often A-B-C repeats.
         self.flip_used = False
         self.events.append({"type": "turn_started", "seat": self.turn})
+        # R13: a hand left short by a dry supply first draws up to six, if it now can (from the
+        # deck, or a new deck and a rebuilt reserve under R8). Nothing to draw: no event, as
+        # nothing happened that a player would notice.
+        self.fill_hand(self.turn, "top_up")

@@ -5,7 +5,8 @@ the row's last card and of a colour not yet in it; when no hand card fits, scori
 Action B: play cards one at a time onto either pile under any face-up rule; a card following two
 or three face-up rules at once earns a bonus card unless it was the last in hand; once per turn,
 when stuck right after A, a rule card may be flipped; emptying the hand refills it and starts A
-again. Action C: draw back up to six and pass the turn.
+again. Action C: draw back up to six and pass the turn; a hand the next player left short is
+topped up as their turn starts.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
     # R7: an empty hand in Action B draws up to six and repeats A, B and C.
     if not table.hands[seat]:
         table.events.append({"type": "hand_emptied", "seat": seat})
-        table.fill_hand(seat)
+        _refill(table, seat)
         table.start_cycle()
 
 
@@ -223,6 +224,12 @@ def _flip_rule(state: State, table: Table, seat: int, rule: int) -> None:
     )
 
 
+def _refill(table: Table, seat: int) -> None:
+    """R7: draw up to six; a refill always says how many it drew, even none."""
+    if not table.fill_hand(seat):
+        table.events.append({"type": "drew", "seat": seat, "count": 0, "why": "refill"})
+
+
 def _end_step(state: State, table: Table, seat: int) -> None:
     if state.step is Step.A:
         if state.hands[seat]:
@@ -237,5 +244,5 @@ def _end_step(state: State, table: Table, seat: int) -> None:
     else:
         # R7: Action C draws up to six.
         table.events.append({"type": "step_ended", "seat": seat, "step": "C"})
-        table.fill_hand(seat)
+        _refill(table, seat)
         table.pass_turn()

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
-import pytest
-
 from rules.codec import pack, unpack
 from rules.warp99 import GAME
 from rules.warp99.cards import card
@@ -256,11 +254,74 @@ def test_a_state_stored_before_ruling_11_still_loads_and_plays() -> None:
         after, _ = GAME.apply(after, after.turn, GAME.bot_action(after, after.turn, after.rng))
 
 
-@pytest.mark.xfail(strict=True, reason="R13 is not implemented yet: a short hand waits for C")
 def test_ruling_13_a_short_hand_tops_up_at_the_start_of_its_turn() -> None:
     """R13: a hand left short when the supply was dry draws up to six when its turn starts."""
     state = position(hand=["red 4", "blue 2"], step=Step.C)  # seat 0's own deck holds 9
     state = replace(state, turn=1)
-    after, _ = act(state, END, seat=1)
+    after, events = act(state, END, seat=1)
     assert after.turn == 0 and after.step is Step.A
     assert len(after.hands[0]) == 6
+    assert after.decks[0] == state.decks[0][:-4]
+    kinds = event_types(events)
+    assert kinds[-2:] == ["turn_started", "drew"]
+    assert events[-1] == {"type": "drew", "seat": 0, "count": 4, "why": "top_up"}
+
+
+def test_ruling_13_a_full_hand_draws_nothing_at_the_start_of_its_turn() -> None:
+    """R13: only a short hand draws; a turn start announces no empty draw."""
+    hand = ["red 4", "blue 2", "green 7", "red 5", "red 6", "red 7"]
+    state = replace(position(hand=hand, step=Step.C), turn=1)
+    after, events = act(state, END, seat=1)
+    assert after.hands[0] == state.hands[0]
+    assert event_types(events)[-1] == "turn_started"
+
+
+def test_ruling_13_with_nothing_to_draw_the_hand_stays_short_without_an_event() -> None:
+    """R13: only if cards can now be drawn."""
+    state = position(hand=["red 4", "blue 2"], deck=[], reserve=[], step=Step.C)
+    state = replace(state, turn=1, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
+    after, events = act(state, END, seat=1)
+    assert after.hands[0] == state.hands[0]
+    assert after.turn == 0
+    assert event_types(events)[-1] == "turn_started"
+    assert not any(e["type"] == "drew" and e["seat"] == 0 for e in events)
+
+
+def test_ruling_13_an_owed_deck_is_dealt_at_the_start_of_the_turn_without_points() -> None:
+    """R13 with R8: an empty deck gets its new deck to top up from, without another 15."""
+    state = position(hand=["red 4", "blue 2"], deck=[], reserve=RESERVE, step=Step.C)
+    state = replace(state, turn=1, short_decks=(0,))
+    after, events = act(state, END, seat=1)
+    assert after.scores[0] == 0
+    assert len(after.hands[0]) == 6
+    assert after.decks[0] == cards(*RESERVE[-15:-4])
+    assert after.short_decks == ()
+    assert event_types(events)[-3:] == ["turn_started", "new_deck", "drew"]
+    assert events[-1] == {"type": "drew", "seat": 0, "count": 4, "why": "top_up"}
+
+
+def test_ruling_13_the_top_up_can_rebuild_the_reserve() -> None:
+    """R13 with R8: the owed deck comes from a rebuilt reserve if the reserve is empty."""
+    state = position(hand=["red 4", "blue 2"], deck=[], reserve=[], step=Step.C)
+    state = replace(state, turn=1, short_decks=(0,))
+    pool = len(state.scored)
+    assert pool >= 15
+    after, events = act(state, END, seat=1)
+    assert "reserve_rebuilt" in event_types(events)
+    assert len(after.hands[0]) == 6 and len(after.decks[0]) == 11
+    assert after.scores[0] == 0
+
+
+def test_ruling_13_a_top_up_that_empties_a_full_deck_scores_15_and_can_win() -> None:
+    """R13 with R8, R9 and R11: the top-up empties the deck (dealt full): 15 points at once."""
+    state = position(hand=["red 4", "blue 2"], deck=["gray 0", "gray 1"], step=Step.C)
+    state = replace(state, turn=1, scores=(90, 1))
+    after, events = act(state, END, seat=1)
+    assert {"type": "deck_emptied", "seat": 0, "bonus": 15} in events
+    assert after.winner == 0 and after.scores[0] == 105
+    assert GAME.result(after) is not None
+    # The same top-up from a deck that was dealt short scores nothing and the game goes on.
+    after, events = act(replace(state, short_decks=(0,)), END, seat=1)
+    assert {"type": "deck_emptied", "seat": 0, "bonus": 0} in events
+    assert after.winner is None and after.scores[0] == 90
+    assert len(after.hands[0]) == 6 and after.step is Step.A
