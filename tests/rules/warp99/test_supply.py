@@ -160,7 +160,6 @@ def short_deck() -> State:
     state = replace(state, decks=(state.decks[0], state.decks[1] + state.scored), scored=())
     state, _ = act(state, END)
     assert state.scores[0] == 15 and state.decks[0] == cards("pink 0", "pink 1")
-    assert state.short_decks == (0,)
     hand = state.hands[0]
     return replace(state, turn=0, step=Step.C, hands=(hand[:4], state.hands[1]), scored=hand[4:])
 
@@ -171,6 +170,14 @@ def test_ruling_11_a_short_deck_scores_nothing_when_it_runs_out() -> None:
     assert "deck_emptied" in event_types(events)
     assert after.scores[0] == 15, "no points for a short deck"
     assert after.decks[0], "it is still replaced (here from the rebuilt reserve)"
+
+
+def test_ruling_11_the_state_remembers_which_decks_were_dealt_short() -> None:
+    """R11: a seat is in ``short_decks`` while its current deck is one dealt short."""
+    state = short_deck()
+    assert state.short_decks == (0,)
+    after, _ = act(state, END)
+    assert after.short_decks == (0,), "the next deck (two rebuilt cards) is short again"
 
 
 def test_ruling_11_the_events_say_whether_an_emptied_deck_scored() -> None:
@@ -290,12 +297,11 @@ def test_ruling_13_with_nothing_to_draw_the_hand_stays_short_without_an_event() 
 def test_ruling_13_an_owed_deck_is_dealt_at_the_start_of_the_turn_without_points() -> None:
     """R13 with R8: an empty deck gets its new deck to top up from, without another 15."""
     state = position(hand=["red 4", "blue 2"], deck=[], reserve=RESERVE, step=Step.C)
-    state = replace(state, turn=1, short_decks=(0,))
+    state = replace(state, turn=1)
     after, events = act(state, END, seat=1)
     assert after.scores[0] == 0
     assert len(after.hands[0]) == 6
     assert after.decks[0] == cards(*RESERVE[-15:-4])
-    assert after.short_decks == ()
     assert event_types(events)[-3:] == ["turn_started", "new_deck", "drew"]
     assert events[-1] == {"type": "drew", "seat": 0, "count": 4, "why": "top_up"}
 
@@ -303,7 +309,7 @@ def test_ruling_13_an_owed_deck_is_dealt_at_the_start_of_the_turn_without_points
 def test_ruling_13_the_top_up_can_rebuild_the_reserve() -> None:
     """R13 with R8: the owed deck comes from a rebuilt reserve if the reserve is empty."""
     state = position(hand=["red 4", "blue 2"], deck=[], reserve=[], step=Step.C)
-    state = replace(state, turn=1, short_decks=(0,))
+    state = replace(state, turn=1)
     pool = len(state.scored)
     assert pool >= 15
     after, events = act(state, END, seat=1)
