@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from rules.codec import pack
-from rules.contract import Event
+from rules.contract import BOT_LEVELS, DEFAULT_BOT_LEVEL, Event
 from rules.errors import RulesError
 from rules.registry import get_game
 from rules.rng import Rng
@@ -27,6 +27,7 @@ from server.protocol import (
     Act,
     AddBot,
     Back,
+    BotLevelMessage,
     Chat,
     ErrorCode,
     GiveHost,
@@ -337,15 +338,36 @@ def back(room: Room, seat_id: int, now: float) -> Change:
 # -- host powers ---------------------------------------------------------------------------------
 
 
-def add_bot(room: Room, by: int | None, now: float) -> Change:
+def add_bot(room: Room, by: int | None, now: float, level: str = DEFAULT_BOT_LEVEL) -> Change:
     _require_host(room, by)
     _require_phase(room, Phase.LOBBY)
+    _require_level(level)
     if len(room.seats) >= _seat_limit(room):
         raise RoomError(ErrorCode.ROOM_FULL, "Every seat is taken")
     number = 1 + sum(1 for s in room.seats if s.bot)
-    seat = Seat(id=room.next_id, name=f"Bot {number}", token_hash=None)
+    seat = Seat(id=room.next_id, name=f"Bot {number}", token_hash=None, level=level)
     new = _bump(room, now, seats=(*room.seats, seat), next_id=room.next_id + 1)
-    return Change(new, {"kind": "add_bot", "seat_id": seat.id}, by)
+    return Change(new, {"kind": "add_bot", "seat_id": seat.id, "level": level}, by)
+
+
+def bot_level(room: Room, by: int | None, target: int, level: str, now: float) -> Change:
+    """The host changes a bot's level: before a game starts (the lobby, or after one ends)."""
+    _require_host(room, by)
+    _require_phase(room, Phase.LOBBY, Phase.FINISHED)
+    _require_level(level)
+    index, seat = _seat(room, target)
+    if not seat.bot:
+        raise RoomError(ErrorCode.BAD_MESSAGE, "Only a bot seat has a level")
+    if seat.level == level:
+        return Change(room, None, by)
+    seats = _with_seat(room, index, replace(seat, level=level))
+    entry = {"kind": "bot_level", "seat_id": target, "level": level}
+    return Change(_bump(room, now, seats=seats), entry, by)
+
+
+def _require_level(level: str) -> None:
+    if level not in BOT_LEVELS:
+        raise RoomError(ErrorCode.BAD_MESSAGE, f"A bot's level is one of {', '.join(BOT_LEVELS)}")
 
 
 def give_host(room: Room, by: int | None, target: int, now: float) -> Change:
@@ -464,7 +486,8 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
     Options: lambda r, sid, m, ctx: configure(
         r, sid, m.options, m.turn_timer, ctx.now, timer_range=ctx.limits.timer_range
     ),
-    AddBot: lambda r, sid, m, ctx: add_bot(r, sid, ctx.now),
+    AddBot: lambda r, sid, m, ctx: add_bot(r, sid, ctx.now, m.level),
+    BotLevelMessage: lambda r, sid, m, ctx: bot_level(r, sid, m.id, m.level, ctx.now),
     Kick: lambda r, sid, m, ctx: kick(r, sid, m.id, ctx.now),
     GiveHost: lambda r, sid, m, ctx: give_host(r, sid, m.id, ctx.now),
     Lock: lambda r, sid, m, ctx: lock(r, sid, m.locked, ctx.now),
@@ -503,7 +526,10 @@ def _bot_action(room: Room, index: int) -> Any | None:
     """The bot's move for seat ``index``, or None if it chooses to wait (see the contract)."""
     # Seeded by (game seed, version, seat): every instance would pick the same move.
     rng = Rng.from_seed(room.seed ^ (room.version * 0x9E3779B1) ^ (index << 48))
-    return room.game.bot_action(room.state, index, rng)
+    seat = room.seats[index]
+    # A bot seat plays at its level; a bot standing in for an absent person, at the default.
+    level = seat.level if seat.bot else DEFAULT_BOT_LEVEL
+    return room.game.bot_action(room.state, index, rng, level)
 
 
 def bot_move(room: Room, expected_version: int, now: float) -> Change:

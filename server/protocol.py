@@ -131,8 +131,21 @@ class Options(Sequenced):
     turn_timer: Seconds | None = None
 
 
+#: A bot's playing strength (rules/contract.py BOT_LEVELS; each rules page says what it means).
+BotLevel = Literal["easy", "normal", "strong"]
+
+
 class AddBot(Sequenced):
     type: Literal["add_bot"]
+    level: BotLevel = "normal"
+
+
+class BotLevelMessage(Sequenced):
+    """The host changes a bot seat's level (in the lobby, or between games)."""
+
+    type: Literal["bot_level"]
+    id: StrictInt
+    level: BotLevel
 
 
 class Kick(Sequenced):
@@ -191,6 +204,7 @@ ClientMessage = Annotated[
     | Chat
     | Options
     | AddBot
+    | BotLevelMessage
     | Kick
     | SitOut
     | GiveHost
@@ -204,7 +218,7 @@ ClientMessage = Annotated[
     Field(discriminator="type"),
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
-    *(Join, Resume, Watch, Act, Chat, Options, AddBot),
+    *(Join, Resume, Watch, Act, Chat, Options, AddBot, BotLevelMessage),
     *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Leave, Back, Sync, Ping),
 )
 _TYPE_OF: dict[type[_Message], str] = {

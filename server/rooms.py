@@ -11,7 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from rules.codec import pack, unpack
-from rules.contract import Event, Game
+from rules.contract import DEFAULT_BOT_LEVEL, Event, Game
 from rules.registry import get_game
 
 
@@ -39,6 +39,9 @@ class Seat:
     #: Moves a bot has played for this seat since it was last marked away (shown to the
     #: player when they come back).
     covered: int = 0
+    #: A bot seat's level (rules/contract.py BOT_LEVELS); a bot playing for an away person
+    #: plays at the default level whatever this says.
+    level: str = DEFAULT_BOT_LEVEL
 
     @property
     def bot(self) -> bool:
@@ -166,7 +169,10 @@ def encode(room: Room) -> bytes:
             "options": room.options,
             "version": room.version,
             "phase": room.phase.value,
-            "seats": [[s.id, s.name, s.token_hash, s.away, s.last_seq, s.acks] for s in room.seats],
+            "seats": [
+                [s.id, s.name, s.token_hash, s.away, s.last_seq, s.acks, s.covered, s.level]
+                for s in room.seats
+            ],
             "host": room.host,
             "locked": room.locked,
             "turn_timer": room.turn_timer,
@@ -218,4 +224,5 @@ def _seat(raw: list[Any]) -> Seat:
     kept = raw[5] if len(raw) > 5 else ()
     acks = tuple((int(a[0]), int(a[1]), str(a[2]) if len(a) > 2 else "") for a in kept)
     covered = raw[6] if len(raw) > 6 else 0
-    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered)
+    level = raw[7] if len(raw) > 7 else DEFAULT_BOT_LEVEL
+    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level)

@@ -39,6 +39,8 @@ def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, An
                 "away": seat.away,
                 "connected": seat.id in connected,
                 "covered": seat.covered,
+                # Only a bot seat has a level (docs/protocol.md).
+                **({"level": seat.level} if seat.bot else {}),
             }
             for index, seat in enumerate(room.seats)
         ],

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
+from rules.codec import pack, unpack
 from rules.errors import IllegalAction, NotYourTurn
 from server import commands, rooms
 from server.errors import RoomError, Stale
@@ -210,3 +213,40 @@ def test_a_leave_resent_after_the_seat_is_gone_is_done_not_refused() -> None:
     left = commands.seated(room, guest, Leave(type="leave", seq=1), ctx)
     again = commands.seated(left.room, guest, Leave(type="leave", seq=1), ctx)
     assert again.duplicate and again.room is left.room
+
+
+def test_a_bot_plays_at_its_level_and_a_bot_covering_a_person_at_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    room = lobby(2)
+    room = commands.add_bot(room, room.host, 1.0, "strong").room
+    room = commands.start(room, room.host, seed=5, now=2.0).room
+    asked: list[tuple[int, str]] = []
+    game = type(room.game)
+
+    def spy(self, state, seat, rng, level="normal"):  # type: ignore[no-untyped-def]
+        asked.append((seat, level))
+
+    monkeypatch.setattr(game, "bot_action", spy)
+    for index in range(3):
+        commands._bot_action(room, index)
+    assert asked == [(0, "normal"), (1, "normal"), (2, "strong")]
+
+
+def test_a_bots_level_survives_the_stored_form_and_old_records_read_as_normal() -> None:
+    room = lobby(1)
+    room = commands.add_bot(room, room.host, 1.0, "easy").room
+    again = rooms.decode(rooms.encode(room))
+    assert again.seats[1].level == "easy" and again.seats[1].bot
+    old = unpack(rooms.encode(room))
+    old["seats"] = [s[:6] for s in old["seats"]]
+    assert rooms.decode(pack(old)).seats[1].level == "normal"
+
+
+def test_how_many_moves_a_bot_covered_survives_the_stored_form() -> None:
+    """The record used to drop ``covered``: after a reload the "a bot played N moves for you"
+    note said nothing."""
+    room = lobby(2)
+    seats = (room.seats[0], replace(room.seats[1], away=True, covered=3))
+    room = replace(room, seats=seats)
+    assert rooms.decode(rooms.encode(room)).seats[1].covered == 3

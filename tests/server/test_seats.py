@@ -146,3 +146,41 @@ async def test_a_ping_is_answered_with_a_pong_even_before_joining(server: Runnin
     client = await Client.open(server.ws, code)
     await client.send({"type": "ping"})
     assert (await client.recv())["type"] == "pong"
+
+
+async def test_the_host_picks_each_bots_level_and_everyone_sees_it(server: RunningServer) -> None:
+    code = await create_room(server.http, "toy")
+    host, guest = await seat_clients([server.ws], code, 2)
+    await host.send({"type": "add_bot", "level": "strong"})
+    await host.send({"type": "add_bot"})
+    state = await guest.until(lambda m: m["type"] == "state" and len(m["room"]["seats"]) == 4)
+    bots = state["room"]["seats"][2:]
+    assert [b["level"] for b in bots] == ["strong", "normal"]
+    assert "level" not in state["room"]["seats"][0], "a person's seat has no level"
+    await host.send({"type": "bot_level", "id": bots[1]["id"], "level": "easy"})
+    state = await guest.until(
+        lambda m: m["type"] == "state" and m["room"]["seats"][3].get("level") == "easy"
+    )
+    assert state["room"]["seats"][2]["level"] == "strong"
+
+
+async def test_a_bot_level_from_a_guest_a_person_or_an_unknown_level_is_refused(
+    server: RunningServer,
+) -> None:
+    code = await create_room(server.http, "toy")
+    host, guest = await seat_clients([server.ws], code, 2)
+    await host.send({"type": "add_bot", "level": "easy"})
+    state = await host.until(lambda m: m["type"] == "state" and len(m["room"]["seats"]) == 3)
+    version = state["version"]
+    bot = state["room"]["seats"][2]
+    await guest.send({"type": "bot_level", "id": bot["id"], "level": "strong"})
+    await guest.error("not_host")
+    await host.send({"type": "bot_level", "id": guest.welcome["id"], "level": "strong"})  # type: ignore[index]
+    await host.error("bad_message")
+    await host.send({"type": "bot_level", "id": bot["id"], "level": "grandmaster"})
+    await host.error("bad_message")
+    await host.send({"type": "add_bot", "level": "grandmaster"})
+    await host.error("bad_message")
+    await host.send({"type": "sync"})
+    state = await host.until(lambda m: m["type"] == "state")
+    assert state["version"] == version and state["room"]["seats"][2]["level"] == "easy"
