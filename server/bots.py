@@ -51,22 +51,32 @@ class Bots:
         loop = asyncio.get_running_loop()
         handles: list[asyncio.TimerHandle] = []
         version, clock = room.version, self._service.clock
+        max_pause = self._service.limits.max_pause
 
         def later(delay: float, command: Plan, what: str) -> None:
             handles.append(loop.call_later(max(0.0, delay), self._spawn, room, command, what))
 
         def timed_out(seat_id: int) -> Plan:
-            return lambda r: commands.timeout(r, version, seat_id, clock())
+            return lambda r: commands.timeout(r, version, seat_id, clock(), max_pause=max_pause)
 
         def taken_over(seat_id: int) -> Plan:
             return lambda r: commands.timeout(
-                r, version, seat_id, clock(), connected=self.presence_of(r.code)
+                r,
+                version,
+                seat_id,
+                clock(),
+                connected=self.presence_of(r.code),
+                max_pause=max_pause,
             )
 
         if room.phase is Phase.PLAYING:
             if commands.bot_seats(room):
                 # One bot move at a time: the next is planned from the room this one creates.
-                later(self._delay, lambda r: commands.bot_move(r, version, clock()), "bot")
+                later(
+                    self._delay,
+                    lambda r: commands.bot_move(r, version, clock(), max_pause=max_pause),
+                    "bot",
+                )
             for index in commands.timed_seats(room):
                 sid = room.seats[index].id
                 if room.deadline > 0:
