@@ -4,7 +4,9 @@ Whenever an instance fans out a room it asks :meth:`Bots.consider` what must hap
 without anyone's input: a bot move (a bot seat, or an away seat, is to act), a seat whose turn
 timer runs out at the room's ``deadline``, a seat to act whose player has been disconnected
 for the grace period (a bot takes it over until they return), or a host who has been gone for
-the grace period (the first connected person takes over). Several instances may plan the same
+the grace period (the first connected person takes over). In a game's pause (Number Swap's
+round end) the deadline is the pause's own, and running out of it is not being away (see
+``commands.timeout``). Several instances may plan the same
 thing; each is a command bound to the version it was planned for, so the compare-and-set lets
 exactly one of them through and the others find it stale. The deadline lives in the room
 record, so an instance that never saw the turn start enforces it all the same.
