@@ -1,4 +1,5 @@
-"""The frame around every game, in a real browser on a phone (375×812) and a desktop (1280×800):
+"""The frame around every game, in a real browser on a phone (375 by 812) and a desktop
+(1280 by 800):
 the table fits one screen, long names never make the page scroll sideways, the lobby's Start
 and Share are in sight, results over the table, the way back to a game, the signs that it is
 your turn, the chat's unread badge, focus after a move, the event feed and text contrast."""
@@ -8,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Locator, Page, Route, expect
 
 from tests.browser.pages import Person
 from tests.browser.play import play_to_the_end
@@ -25,7 +26,9 @@ def _sideways(page: Page) -> int:
     return width
 
 
-def _with_bot(host: Person, game: str = "numberswap", options: dict[str, object] | None = None) -> str:
+def _with_bot(
+    host: Person, game: str = "numberswap", options: dict[str, object] | None = None
+) -> str:
     code = host.create_room(game, options if options is not None else {"target_score": 10})
     host.click("Add a bot")
     host.wait_seats(2)
@@ -103,16 +106,25 @@ def test_eight_seats_scroll_inside_the_strip_never_the_page(person: Make) -> Non
 
 def test_the_lobby_start_and_share_controls_are_in_the_phone_screen(person: Make) -> None:
     ana, ben = person("Ana"), person("Ben")
-    code = _with_bot(ana)
-    ben.join_from_link(code)
+    code = ana.create_room("numberswap")
     height = ana.page.evaluate("innerHeight")
-    for control in (
-        ana.page.get_by_role("button", name="Start the game"),
-        ana.page.get_by_role("button", name="Copy link"),
-        ana.page.locator(".room-code"),
-    ):
+
+    def in_sight(control: Locator) -> bool:
         box = control.bounding_box()
-        assert box and 0 <= box["y"] and box["y"] + box["height"] <= height, control
+        return bool(box and box["y"] >= 0 and box["y"] + box["height"] <= height)
+
+    start = ana.page.get_by_role("button", name="Start the game")
+    # As the room opens: the code, the link to share and Start, without scrolling.
+    copy = ana.page.get_by_role("button", name="Copy link")
+    for control in (start, copy, ana.page.locator(".room-code")):
+        assert in_sight(control), control
+    # Start stays in sight wherever the host scrolls to (adding a bot, say).
+    ana.click("Add a bot")
+    ana.wait_seats(2)
+    for y in (0, 400, 100_000):
+        ana.page.evaluate("y => scrollTo(0, y)", y)
+        assert in_sight(start), y
+    ben.join_from_link(code)
     waiting = ben.page.get_by_text("Waiting for Ana to start the game.")
     box = waiting.bounding_box()
     assert box and box["y"] + box["height"] <= ben.page.evaluate("innerHeight")
@@ -181,7 +193,9 @@ def test_the_home_page_offers_to_return_to_the_game_while_seated(person: Make) -
     ana.page.evaluate("localStorage.setItem('parlor.token.ZZZZZ', 'stale')")
     ana.page.locator(".brand").click()
     ana.wait_screen("home")
-    back = ana.page.get_by_role("button", name=re.compile(f"Return to your game: Number Swap, room {code}"))
+    back = ana.page.get_by_role(
+        "button", name=re.compile(f"Return to your game: Number Swap, room {code}")
+    )
     expect(back).to_be_visible()
     assert ana.page.get_by_role("button", name=re.compile("ZZZZZ")).count() == 0
     assert ana.page.evaluate("localStorage.getItem('parlor.token.ZZZZZ')") is None
@@ -315,7 +329,7 @@ export function eventText(event, seat, ctx) {
 }
 export function animate(entries, how) {
   document.body.dataset.animations = String(Number(document.body.dataset.animations || 0) + 1);
-  if (!how || !how.root || !(how.before instanceof Map)) throw new Error("animate without its root");
+  if (!how || !how.root || !(how.before instanceof Map)) throw new Error("animate: no root");
   if (typeof __ownAnimate === "function") __ownAnimate(entries, how);
 }
 """
@@ -361,8 +375,12 @@ def test_the_ticker_and_the_log_show_a_line_for_each_move(person: Make) -> None:
 
 # Each colour's text and the colour behind it (the first ancestor with an opaque background).
 COLOURS = """sel => {
-  const rgb = (s) => { const m = s.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
-    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const rgb = (s) => {
+    const m = s.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
   const el = document.querySelector(sel);
   if (!el) return null;
   let back = null;
@@ -375,7 +393,7 @@ COLOURS = """sel => {
 
 
 def _luminance(rgb: list[float]) -> float:
-    """WCAG 2 relative luminance of an sRGB colour (0–255 channels)."""
+    """WCAG 2 relative luminance of an sRGB colour (channels 0 to 255)."""
 
     def channel(value: float) -> float:
         c = value / 255
