@@ -378,6 +378,61 @@ def test_the_ticker_and_the_log_show_a_line_for_each_move(person: Make) -> None:
     assert ana.facts().get("animations") == "1"
 
 
+# The Number Swap module as served, drawn through the new table() shape: its own table in the
+# middle (unless it already returns the regions), a 100 px hand, a move button and a hint while
+# it is your turn, and a record of every action the frame said was in flight.
+REGIONS = """
+export function table(view, ctx) {
+  const own = __ownTable(view, ctx);
+  if (ctx.pending) (window.__pending ||= []).push(ctx.pending.type);
+  const middle = own && own.middle !== undefined ? own.middle : own;
+  const hand = document.createElement("div");
+  hand.className = "spy-hand";
+  hand.style.height = "100px";
+  hand.textContent = "HAND";
+  const mine = (view.legal || []).length > 0;
+  let moves = null;
+  if (mine) {
+    moves = document.createElement("button");
+    moves.type = "button";
+    moves.textContent = "A move";
+    moves.disabled = true;
+  }
+  return { middle, tray: hand, moves, hint: mine ? "A hint for you" : null };
+}
+"""
+
+
+def _regions_for_number_swap(route: Route) -> None:
+    response = route.fetch()
+    body = response.text().replace("export function table(", "function __ownTable(")
+    route.fulfill(response=response, body=body + REGIONS)
+
+
+def test_a_games_regions_go_in_the_tray_and_keep_their_place_across_a_turn(
+    person: Make,
+) -> None:
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    ana.page.route(re.compile(r"/js/views/games/numberswap\.js$"), _regions_for_number_swap)
+    code = ana.create_room("numberswap", {"target_score": 10})
+    ben.join_by_code(code)
+    ana.wait_seats(2)
+    _start(ana, ben)
+    tray = ana.page.locator(".tray")
+    expect(tray.locator(".tray-hint")).to_have_text("A hint for you")
+    expect(tray.locator(".tray-moves button")).to_have_text("A move")
+    hand = tray.locator(".tray-hand .spy-hand")
+    before = (hand.bounding_box(), tray.bounding_box())
+    _opening_flip(ana)
+    # Her move went out marked as in flight; now she waits for Ben: no hint, no move button,
+    # and neither the tray nor the hand in it has moved.
+    assert "flip" in " ".join(ana.page.evaluate("window.__pending || []"))
+    expect(tray.locator(".tray-hint")).to_have_text("")
+    expect(tray.locator(".tray-moves button")).to_have_count(0)
+    assert (hand.bounding_box(), tray.bounding_box()) == before
+    assert ana.page.locator(".table-middle > *").count() > 0  # the game's own table
+
+
 # -- contrast ----------------------------------------------------------------------------------
 
 # Each colour's text and the colour behind it (the first ancestor with an opaque background).
