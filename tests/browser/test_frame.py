@@ -263,6 +263,31 @@ def test_the_title_and_the_icon_say_when_it_is_your_turn(person: Make) -> None:
     assert "circle" not in (icon.get_attribute("href") or "")
 
 
+def test_the_turn_alert_is_off_by_default_remembered_and_buzzes_when_the_turn_comes(
+    person: Make,
+) -> None:
+    ana = person("Ana")
+    ana.page.add_init_script("window.__buzz = []; navigator.vibrate = (ms) => __buzz.push(ms);")
+    _with_bot(ana)
+    _start(ana)
+    ana.players()
+    toggle = ana.page.get_by_label("Beep and vibrate on my turn")
+    expect(toggle).not_to_be_checked()
+    toggle.check()
+    ana.page.reload()
+    ana.wait_screen("table")
+    ana.players()
+    expect(ana.page.get_by_label("Beep and vibrate on my turn")).to_be_checked()
+    assert ana.page.evaluate("__buzz") == [], "not on entering, only when the turn comes"
+    for _ in range(40):
+        if ana.page.evaluate("__buzz.length"):
+            break
+        version = ana.version
+        if not ana.step("numberswap"):
+            ana.wait_version_above(version)
+    assert ana.page.evaluate("__buzz.length") >= 1
+
+
 def test_the_chat_badge_counts_lines_while_the_chat_sheet_is_closed(person: Make) -> None:
     ana, ben = person("Ana"), person("Ben", phone=False)
     code = ana.create_room("numberswap", {"target_score": 10})
