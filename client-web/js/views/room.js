@@ -618,7 +618,7 @@ function tableView(model, intents) {
         // The live region below reads each new line out; the ticker only shows the latest.
         h(
           "p",
-          { class: "ticker", "data-ticker": "", role: "status", "aria-live": "off", key: latest ? `t${latest.id}` : "t0" },
+          { class: "ticker", "data-ticker": "", role: "status", "aria-live": "off", key: "ticker" },
           latest ? latest.text : "",
         ),
         banner,
