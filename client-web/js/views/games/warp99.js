@@ -47,7 +47,9 @@ function usable(L, id) {
 
 /** The hand card the player tapped (playable or not: an unplayable one gets a hint why). */
 function chosenCard(view, ctx) {
-  const id = ctx.ui.card;
+  // While a move is in flight its card stays chosen, so its button stays, marked "sending…".
+  const pending = ctx.pending && ctx.pending.card;
+  const id = pending !== undefined && pending !== null ? pending : ctx.ui.card;
   if (id === undefined || id === null || !view.hand) return null;
   return view.hand.find((c) => c.id === id) || null;
 }
@@ -118,22 +120,25 @@ function explanation(view, ctx, index) {
         if (e.key === "Escape") close();
       },
     },
-    h("strong", { class: "w-explain-title" }, info.name),
-    h("p", null, info.text),
+    h(
+      "div",
+      { class: "w-explain-head" },
+      h("strong", { class: "w-explain-title" }, `Rule card ${rule.card + 1} · ${rule.side === 1 ? "gold side" : "side 2"}`),
+      button("Got it", close, { class: "w-explain-close", "data-explain-close": "" }),
+    ),
+    h("p", { class: "w-explain-text" }, `${info.name}: ${info.text[0].toLowerCase()}${info.text.slice(1)}`),
     h(
       "div",
       { class: "w-example", role: "img", "aria-label": `Example: ${caption}` },
-      cardPicture(top, { size: "small", role: null, "aria-label": null }),
+      cardPicture(top, { role: null, "aria-label": null }),
       h("span", { class: "w-arrow", "aria-hidden": "true" }, "←"),
-      cardPicture(card, { size: "small", role: null, "aria-label": null }),
-      h("span", { class: "w-example-caption", "aria-hidden": "true" }, caption),
+      cardPicture(card, { role: null, "aria-label": null }),
+      h(
+        "span",
+        { class: "w-example-caption" },
+        `${caption}. Other side of this card: ${ruleName(other)}. Two rules at once: a bonus card.`,
+      ),
     ),
-    h(
-      "p",
-      { class: "w-explain-more" },
-      `Other side: ${ruleName(other)}. Every face-up rule works on both piles; a card that follows two at once earns a bonus card. Stuck right after step A? Flip one rule card, once a turn.`,
-    ),
-    button("Got it", close, { class: "w-explain-close", "data-explain-close": "" }),
   );
 }
 
@@ -169,7 +174,12 @@ function ruleCards(view, ctx) {
               onclick: () => ctx.setUi({ explain: expanded ? null : rule.card }),
             },
             h("strong", { class: "w-rule-name" }, RULES[rule.rule] ? RULES[rule.rule].short : rule.name),
-            h("span", { class: "w-rule-side" }, rule.side === 1 ? "gold side · ?" : "side 2 · ?"),
+            h(
+              "span",
+              { class: "w-rule-foot" },
+              h("span", { class: "w-rule-side" }, rule.side === 1 ? "gold side" : "side 2"),
+              h("span", { class: "w-rule-help", "aria-hidden": "true" }, "?"),
+            ),
           ),
           flip
             ? h(
@@ -289,10 +299,13 @@ function middle(view, ctx) {
       "div",
       { class: "w-status" },
       view.over ? null : stepTrack(view, ctx),
-      h("span", { class: "w-target" }, `First to ${view.target} wins`),
       view.over
-        ? null
-        : h("span", { class: "w-flip-note" }, view.flip_used ? "Flip used this turn" : "Flip available if stuck"),
+        ? h("span", { class: "w-target" }, `First to ${view.target} won`)
+        : h(
+            "span",
+            { class: "w-flip-note", title: "Once a turn, if nothing fits right after step A, you may flip a rule card" },
+            view.flip_used ? "Stuck flip: used" : "Stuck flip: ready",
+          ),
     ),
     ruleCards(view, ctx),
     piles(view, ctx),
@@ -480,8 +493,8 @@ export function seat(view, seatIndex, ctx) {
       "span",
       { class: "w-seat-facts" },
       h("strong", { class: "w-seat-score" }, `${p.score} pts`),
-      h("span", { "aria-label": `${p.hand_size} cards in hand, ${p.deck_size} in deck` }, `✋${p.hand_size} · deck ${p.deck_size}`),
     ),
+    h("span", { class: "w-seat-counts", "aria-label": `${p.hand_size} cards in hand, ${p.deck_size} in deck` }, `hand ${p.hand_size} · deck ${p.deck_size}`),
     h(
       "span",
       { class: "w-seat-row", role: "list", "aria-label": `${ctx.names(seatIndex)}'s row: ${p.row.length ? p.row.map(cardLabel).join(", ") : "empty"}` },
@@ -603,19 +616,6 @@ export function animate(entries, { root, before, ctx }) {
       }
     }
   }
-  keepFocus(root, ctx);
-}
-
-/** After your move the control you pressed may be gone: keep the focus on the table. */
-function keepFocus(root, ctx) {
-  if (ctx.spectator) return;
-  const active = document.activeElement;
-  if (active && active !== document.body && document.contains(active)) return;
-  const target =
-    root.querySelector(".tray [data-legal]:not([disabled])") ||
-    root.querySelector(".w-hand") ||
-    root.querySelector(".w-table");
-  if (target) target.focus({ preventScroll: true });
 }
 
 // -- words for the frame --------------------------------------------------------------------
