@@ -1,4 +1,4 @@
-"""Warp 99's table on a phone (375×812) and a desktop (1280×800): Ana against a bot.
+"""Warp 99's table on a phone (375 by 812) and a desktop (1280 by 800): Ana against a bot.
 
 Ana sits in seat 1, so the game opens on her Action A with an empty row, where any card fits:
 every test starts from the same kind of position whatever the deal.
@@ -90,7 +90,8 @@ def table(request: pytest.FixtureRequest, browser: Any, server_url: str) -> Iter
         ana.click("Start the game")
         ana.wait_screen("table")
         ana.page.wait_for_function(
-            "() => document.body.dataset.myTurn === 'true' && document.querySelector('[data-legal=card]')"
+            "() => document.body.dataset.myTurn === 'true'"
+            " && document.querySelector('[data-legal=card]')"
         )
         return ana
 
@@ -178,7 +179,10 @@ def test_the_hand_and_the_moves_keep_their_place_across_a_turn(table: Open) -> N
 
 COLOURS_JS = """(selector) => {
   const el = document.querySelector(selector);
-  const look = (n) => { const s = getComputedStyle(n); return [s.backgroundColor, s.color, s.opacity]; };
+  const look = (n) => {
+    const s = getComputedStyle(n);
+    return [s.backgroundColor, s.color, s.opacity];
+  };
   return [look(el), ...[...el.querySelectorAll('span')].map(look)];
 }"""
 
@@ -288,7 +292,8 @@ def test_card_text_is_large_enough_and_contrasts_4_5_to_1(table: Open) -> None:
           const all = [...Array(110).keys()].map(cards.cardOf);
           const box = document.createElement('div');
           box.id = 'all-cards';
-          box.innerHTML = '<div class="w-hand"></div><div class="w-pile"></div><div class="w-row"></div><div class="w-seat-row"></div>';
+          box.innerHTML = ['w-hand', 'w-pile', 'w-row', 'w-seat-row']
+            .map((c) => `<div class="${c}"></div>`).join('');
           const [hand, pile, row, strip] = box.children;
           for (const card of all) {
             hand.append(cards.cardPicture(card));
@@ -335,7 +340,8 @@ def test_a_move_in_flight_is_marked_sending(table: Open) -> None:
     sending.first.wait_for()
     assert page.locator("#app .w-hand .w-card.pending .sending").count() == 1
     opacity = page.evaluate(
-        "() => [...document.querySelectorAll('.w-hand .w-card')].map(c => getComputedStyle(c).opacity)"
+        "() => [...document.querySelectorAll('.w-hand .w-card')]"
+        ".map(c => getComputedStyle(c).opacity)"
     )
     assert set(opacity) == {"1"}, "the hand stays legible while the move is in flight"
     page.evaluate("() => window.__release()")
@@ -355,7 +361,8 @@ def test_event_texts_name_the_player_and_the_reason(table: Open) -> None:
           const say = (event) => game.eventText(event, event.seat, ctx);
           return [
             say({type: 'pile_card', seat: 0, card: 7, pile: 0, rules: ['plus_one'], bonus: false}),
-            say({type: 'pile_card', seat: 0, card: 4, pile: 1, rules: ['same_colour', 'total_ten'], bonus: true}),
+            say({type: 'pile_card', seat: 0, card: 4, pile: 1,
+                 rules: ['same_colour', 'total_ten'], bonus: true}),
             say({type: 'drew', seat: 0, count: 1, why: 'bonus'}),
             say({type: 'row_card', seat: 1, card: 51}),
             say({type: 'row_scored', seat: 0, cards: [1, 14, 27, 40]}),
@@ -364,7 +371,8 @@ def test_event_texts_name_the_player_and_the_reason(table: Open) -> None:
             say({type: 'scored', seat: 0, points: 15, reason: 'deck_emptied', score: 31}),
             say({type: 'deck_emptied', seat: 0, bonus: 15}),
             say({type: 'deck_emptied', seat: 0, bonus: 0}),
-            say({type: 'rule_flipped', seat: 0, rule: 1, side: 2, now: 'minus_one', name: 'Minus 1'}),
+            say({type: 'rule_flipped', seat: 0, rule: 1, side: 2, now: 'minus_one',
+                 name: 'Minus 1'}),
             say({type: 'drew', seat: 0, count: 3, why: 'refill'}),
             say({type: 'hand_emptied', seat: 1}),
             say({type: 'turn_started', seat: 1}),
@@ -394,7 +402,8 @@ def test_event_texts_name_the_player_and_the_reason(table: Open) -> None:
 def test_how_to_play_shows_the_steps_with_pictures_of_cards(table: Open) -> None:
     ana = table()
     page = ana.page
-    page.locator("#app [aria-label='How to play'], #app .howto-button >> visible=true").first.click()
+    opener = "#app [aria-label='How to play'], #app .howto-button >> visible=true"
+    page.locator(opener).first.click()
     sheet = page.locator("#app .w-howto")
     sheet.wait_for()
     text = sheet.inner_text()

@@ -66,36 +66,42 @@ export function cardPicture(card, props = {}) {
 
 export const RULES = {
   same_colour: {
+    flip: "Colour",
     name: "Same Colour",
     short: "Same Colour",
     text: "Your card has the same colour as the pile's top card.",
     example: [make("red", 3), make("red", 8), "Red 3 on Red 8"],
   },
   same_number: {
+    flip: "Number",
     name: "Same Number",
     short: "Same Number",
     text: "Your card has the same number as the pile's top card, in any colour.",
     example: [make("blue", 7), make("red", 7), "Blue 7 on Red 7"],
   },
   plus_one: {
+    flip: "Plus 1",
     name: "Plus 1",
     short: "Plus 1",
     text: "Your card is one higher than the pile's top (6 → 7). Impossible on a 10.",
     example: [make("yellow", 7), make("green", 6), "Yellow 7 on Green 6"],
   },
   minus_one: {
+    flip: "Minus 1",
     name: "Minus 1",
     short: "Minus 1",
     text: "Your card is one lower than the pile's top (7 → 6). Impossible on a 0.",
     example: [make("green", 6), make("yellow", 7), "Green 6 on Yellow 7"],
   },
   total_ten: {
+    flip: "Total 10",
     name: "Total 10",
     short: "Total 10",
     text: "Your card and the pile's top add up to 10 (4 on 6, 0 on 10).",
     example: [make("pink", 4), make("tan", 6), "Pink 4 on Tan 6"],
   },
   double_or_half: {
+    flip: "× or ÷ 2",
     name: "Times or Divided by 2",
     short: "× or ÷ 2",
     text: "Your card is double or half the pile's top (3 → 6, 8 → 4; 0 on 0). On an odd top only doubling works.",

@@ -191,7 +191,7 @@ function ruleCards(view, ctx) {
                   onclick: guarded(ctx, () => ctx.act(flip)),
                   "aria-label": `Flip rule card ${rule.card + 1}: ${rule.name} becomes ${next}`,
                 },
-                `Flip → ${RULES[RULE_SIDES[rule.card][2 - rule.side]].short}`,
+                `Flip → ${RULES[RULE_SIDES[rule.card][2 - rule.side]].flip}`,
                 sending(ctx, flip),
               )
             : null,
