@@ -410,3 +410,26 @@ def test_how_to_play_shows_the_steps_with_pictures_of_cards(table: Open) -> None
     for words in ("First to 99 points wins", "A · Your row", "B · The two piles", "C · Draw"):
         assert words in text
     assert sheet.locator(".w-card.card").count() >= 10
+
+
+def test_a_long_hand_shares_the_width_without_sideways_scroll(table: Open) -> None:
+    ana = table()
+    page = ana.page
+    # Nine cards (three more than a hand ever holds in play) in the drawn hand.
+    widths = page.evaluate(
+        """() => {
+          const hand = document.querySelector('.w-hand');
+          const card = hand.querySelector('.w-card');
+          for (let i = 0; i < 3; i += 1) hand.append(card.cloneNode(true));
+          const r = hand.getBoundingClientRect();
+          const cards = [...hand.querySelectorAll('.w-card')].map((c) => c.getBoundingClientRect());
+          return {n: cards.length, left: r.left, right: r.right,
+                  minLeft: Math.min(...cards.map((c) => c.left)),
+                  maxRight: Math.max(...cards.map((c) => c.right)),
+                  page: document.documentElement.scrollWidth};
+        }"""
+    )
+    assert widths["n"] == 9
+    assert widths["minLeft"] >= widths["left"] - 0.5, widths
+    assert widths["maxRight"] <= widths["right"] + 0.5, widths
+    assert widths["page"] <= (page.viewport_size or {"width": 0})["width"]

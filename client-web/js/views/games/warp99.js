@@ -437,7 +437,9 @@ function cardHint(view, ctx, card, L) {
       const rules = reasons(view, play.pile, card);
       const text = rules.map((r) => why(r, view.piles[play.pile].top, card)).join(" + ");
       const pile = plays.length > 1 ? PILES[play.pile].split(" ")[0] : PILES[play.pile];
-      return `${pile}: ${text}${rules.length >= 2 ? ", bonus card!" : ""}`;
+      // With the last card in hand, emptying the hand is what counts (rulings 7 and 12).
+      const extra = view.hand.length === 1 ? " (last card: 6 new ones)" : rules.length >= 2 ? ", bonus card!" : "";
+      return `${pile}: ${text}${extra}`;
     });
     return `${cardLabel(card)} → ${parts.join(" · ")}`;
   }
