@@ -275,9 +275,9 @@ def test_a_rule_card_opens_its_explanation(table: Open) -> None:
     faces.nth(2).focus()
     page.keyboard.press("Enter")
     assert "Total 10: your card and the pile's top add up to 10" in explain.inner_text()
-    explain.locator(".w-explain-close").focus()
     page.keyboard.press("Escape")
     explain.wait_for(state="detached")
+    assert page.evaluate("() => document.activeElement.dataset.rule") == "2"
 
 
 def test_card_text_is_large_enough_and_contrasts_4_5_to_1(table: Open) -> None:

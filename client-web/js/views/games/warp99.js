@@ -107,7 +107,11 @@ function explanation(view, ctx, index) {
   const info = RULES[rule.rule];
   const other = RULE_SIDES[rule.card][2 - rule.side];
   const [card, top, caption] = info.example;
-  const close = () => ctx.setUi({ explain: null });
+  const close = () => {
+    ctx.setUi({ explain: null });
+    // The "Got it" button is gone now: back to the rule card it explained.
+    document.querySelector(`#app .w-rule-face[data-rule="${index}"]`)?.focus();
+  };
   return h(
     "div",
     {
@@ -116,9 +120,6 @@ function explanation(view, ctx, index) {
       role: "dialog",
       "aria-label": `Rule: ${info.name}`,
       key: `explain${index}`,
-      onkeydown: (e) => {
-        if (e.key === "Escape") close();
-      },
     },
     h(
       "div",
@@ -147,7 +148,17 @@ function ruleCards(view, ctx) {
   const open = ctx.ui.explain;
   return h(
     "div",
-    { class: "w-rules-wrap" },
+    {
+      class: "w-rules-wrap",
+      // Escape closes an open explanation, from the rule card or from inside it.
+      onkeydown: (e) => {
+        if (e.key === "Escape" && open !== undefined && open !== null) {
+          e.stopPropagation();
+          ctx.setUi({ explain: null });
+          document.querySelector(`#app .w-rule-face[data-rule="${open}"]`)?.focus();
+        }
+      },
+    },
     h(
       "div",
       { class: "w-rules", role: "group", "aria-label": "Rule cards (tap one to read it)" },
