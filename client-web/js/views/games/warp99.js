@@ -287,7 +287,7 @@ function rowView(view, ctx) {
       "div",
       { class: "w-row-head" },
       h("strong", null, mine ? "Your row" : `${ctx.names(seat)}'s row`),
-      h("span", { class: "w-row-worth" }, n ? `${n} card${n === 1 ? "" : "s"} = ${n * n} points` : "empty"),
+      h("span", { class: "w-row-worth" }, n ? `${n} card${n === 1 ? "" : "s"} = ${n * n} point${n === 1 ? "" : "s"}` : "empty"),
       h("span", { class: "w-row-score" }, `${player.score} / ${view.target}`),
     ),
     h(
@@ -505,7 +505,7 @@ export function seat(view, seatIndex, ctx) {
     h(
       "span",
       { class: "w-seat-facts" },
-      h("strong", { class: "w-seat-score" }, `${p.score} pts`),
+      h("strong", { class: "w-seat-score" }, `${p.score} point${p.score === 1 ? "" : "s"}`),
     ),
     h("span", { class: "w-seat-counts", "aria-label": `${p.hand_size} cards in hand, ${p.deck_size} in deck` }, `hand ${p.hand_size} · deck ${p.deck_size}`),
     h(
@@ -653,7 +653,7 @@ export const scoreName = "Points";
 
 export function facts(view, seatIndex) {
   const p = view.players[seatIndex];
-  return p ? `${p.score} pts · hand ${p.hand_size}` : "";
+  return p ? `${p.score} point${p.score === 1 ? "" : "s"} · hand ${p.hand_size}` : "";
 }
 
 export function waiting(view, ctx) {
