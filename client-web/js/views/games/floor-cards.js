@@ -62,7 +62,7 @@ export function sumText(op, floor, n) {
 export function digitNote(op, floor, n) {
   const { raw, result } = operate(op, floor, n);
   if (raw === result) return null;
-  return raw < 0 ? `below 0 counts on from 10: ${raw} → ${result}` : `only the last digit counts: ${raw} → ${result}`;
+  return raw < 0 ? "below 0, count on from 10" : "only the last digit counts";
 }
 
 // -- faces -------------------------------------------------------------------------------------

@@ -287,13 +287,24 @@ function pickedHint(view, pick) {
     if (play) {
       const n = pick.byId.get(play.action.operand).value;
       const note = digitNote(op, floor.number, n);
-      return `${play.sum}${note ? `: ${note}` : ""}. The floor becomes ${operate(op, floor.number, n).result}.`;
+      return `${play.sum}${note ? `: ${note}` : ""}. The floor becomes ${operate(op, floor.number, n).result}, shape ${cap(play.shape)}.`;
     }
     return "Add Numbers that add up to the result, or pick fewer.";
   }
   if (ops.length) return ops.length > 1 ? "Operations to break the Freeze: 2 of a kind or 3 different." : "Pick more Operations to break the Freeze.";
   if (numbers.length === 1 && pick.plays.length) {
     return `${cardLabel(numbers[0])} ${floor.shape ? "matches the floor shape" : "fits the open floor"}: the floor becomes ${numbers[0].value}.`;
+  }
+  if (numbers.length && !pick.tpls.some((t) => t.kind === "number" && fit(pick.picked, t).fits)) {
+    // These Numbers only fit as an Operation's operand and riders: say which Operation.
+    const ways = pick.tpls.filter((t) => t.kind === "operation" && fit(pick.picked, t).fits);
+    const whole = ways.find((t) => t.cards.length === pick.picked.length);
+    const signs = [...new Set(ways.map((t) => OPS[t.op].sign))].join(" or ");
+    if (!whole) return `These fit an Operation (${signs}): pick it, or more Numbers.`;
+    const n = pick.byId.get(whole.operand).value;
+    const riders = whole.riders.map((id) => pick.byId.get(id).value);
+    const ride = riders.length ? `; ${riders.join(" + ")} rides along` : "";
+    return `${sumText(whole.op, whole.floor, n)}${ride}: now pick the ${OPS[whole.op].sign} card.`;
   }
   if (numbers.length) {
     const total = numbers.reduce((sum, c) => sum + c.value, 0);
@@ -553,7 +564,7 @@ function eventLine(event, ctx) {
       const f = floorBeforeOperation(op, operand.value, result);
       const sum = f === null ? `${OPS[op].sign} ${operand.value} → ${result}` : sumText(op, f, operand.value);
       const riders = event.riders.length ? `, with ${named(event.riders)}` : "";
-      return `${name(s)} played ${cap(operand.shape)} ${sum}${riders}: the floor is ${result}`;
+      return `${name(s)} played ${OPS[op].word} ${cardLabel(operand)}: ${sum}${riders}`;
     }
     case "played_freeze":
       return `${name(s)} played a ${cap(cardOf(event.card).shape)} Freeze`;
