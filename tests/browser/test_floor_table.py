@@ -1,4 +1,4 @@
-"""Floor's table on a phone (375×812) and a desktop (1280×800): it fits the screen without
+"""Floor's table on a phone (375 by 812) and a desktop (1280 by 800): it fits the screen without
 sideways scrolling, the hand and the move buttons stay where they are across a turn, cards keep
 their faces when hovered, focused or selected, the ticker says what happened, the focus stays on
 the table after a move, and an Operation is shown as arithmetic ("4 + 6 = 10 → 0")."""
@@ -19,7 +19,8 @@ Make = Callable[..., Person]
 SIZES = {"phone": {"width": 375, "height": 812}, "desktop": {"width": 1280, "height": 800}}
 sizes = pytest.mark.parametrize("size", list(SIZES))
 
-BOX = "el => { const r = el.getBoundingClientRect(); return [r.x, r.y, r.width, r.height].map(Math.round); }"
+BOX = """el => { const r = el.getBoundingClientRect();
+  return [r.x, r.y, r.width, r.height].map(Math.round); }"""
 
 
 def _two_at_the_table(person: Make, size: str) -> tuple[Person, Person]:
@@ -54,14 +55,16 @@ def _fits(page: Page) -> dict[str, Any]:
     facts: dict[str, Any] = page.evaluate(
         """() => {
           const doc = document.documentElement;
-          const cards = [...document.querySelectorAll('.tray-hand .card')].map((c) => c.getBoundingClientRect());
+          const cards = [...document.querySelectorAll('.tray-hand .card')]
+            .map((c) => c.getBoundingClientRect());
           const tray = document.querySelector('.tray').getBoundingClientRect();
           const table = document.querySelector('.table-area').getBoundingClientRect();
           return {
             sideways: doc.scrollWidth > window.innerWidth,
             tall: table.top < 0 || table.bottom > window.innerHeight,
             trayBottom: tray.bottom, height: window.innerHeight, width: window.innerWidth,
-            cardsOut: cards.filter((r) => r.left < 0 || r.right > window.innerWidth || r.bottom > window.innerHeight).length,
+            cardsOut: cards.filter((r) => r.left < 0 || r.right > window.innerWidth
+              || r.bottom > window.innerHeight).length,
             cards: cards.length,
           };
         }"""
@@ -78,7 +81,7 @@ def test_the_table_fits_the_screen_without_sideways_scroll_even_with_many_cards(
     facts = _fits(ana.page)
     assert not facts["sideways"] and not facts["tall"], facts
     assert facts["trayBottom"] <= facts["height"] and facts["cardsOut"] == 0, facts
-    # Both keep drawing: Ana's hand grows to 17 cards (three rows), still inside the screen.
+    # Both keep drawing: Ana's hand grows to 17 cards (two overlapping rows), still on screen.
     for _ in range(10):
         _draw(ana)
         _draw(ben)
@@ -164,7 +167,7 @@ def test_the_focus_stays_on_the_table_after_a_move(person: Make, size: str) -> N
     assert inside, page.evaluate("() => document.activeElement.outerHTML.slice(0, 200)")
 
 
-# A floor of Triangle 4; the hand: Add, Triangle 6 (id 1 × 20 + 6 × 2) and Circle 3. The legal
+# A floor of Triangle 4; the hand: Add, Triangle 6 (id 1 * 20 + 6 * 2) and Circle 3. The legal
 # list in the view's compact form (docs/rules/floor.md, "Legal actions in the view").
 OPERATION_VIEW = {
     "game": "floor",
@@ -209,14 +212,19 @@ OPERATION_VIEW = {
     ],
 }
 
-DRAW_TABLE = """async ([view, picked]) => {
+DRAW_TABLE = """async ([view, picked, pending = null]) => {
   const floor = await import("/js/views/games/floor.js");
   const ctx = { you: 0, spectator: false, names: (s) => ["Ana", "Ben"][s], ui: { picked },
-                setUi() {}, act() {}, busy: false, pending: null };
+                setUi() {}, act() {}, busy: pending !== null, pending };
   const parts = floor.table(view, ctx);
+  const sending = [...parts.moves.querySelectorAll("button")]
+    .filter((b) => b.querySelector(".sending"));
   const line = floor.eventText({ type: "played_operation", seat: 1, card: 81, operand: 32,
                                  riders: [], floor: { shape: "triangle", number: 0 } }, 1, ctx);
-  return { moves: parts.moves.textContent, hint: parts.hint, line };
+  return { moves: parts.moves.textContent, hint: parts.hint, line,
+           sending: sending.map((b) => b.getAttribute("aria-label") || b.textContent),
+           selected: [...parts.tray.querySelectorAll(".card.selected")]
+             .map((c) => c.getAttribute("aria-label")) };
 }"""
 
 
@@ -234,7 +242,23 @@ def test_an_operation_is_shown_as_arithmetic(person: Make, size: str) -> None:
     assert alone["hint"] == "Add: pick the Number to add to 4.", alone
     single = ana.page.evaluate(DRAW_TABLE, [OPERATION_VIEW, [32]])
     assert "matches the floor shape" in single["hint"], single
-    assert re.search(r"\d \+ \d = \d+", ana.page.evaluate(DRAW_TABLE, [OPERATION_VIEW, [80, 6]])["moves"])
+    assert re.search(
+        r"\d \+ \d = \d+", ana.page.evaluate(DRAW_TABLE, [OPERATION_VIEW, [80, 6]])["moves"]
+    )
+
+
+@sizes
+def test_the_move_in_flight_is_marked_sending(person: Make, size: str) -> None:
+    ana = person("Ana")
+    ana.page.set_viewport_size(SIZES[size])
+    ana.home()
+    play = {"type": "operation", "card": 80, "operand": 32, "riders": [], "shape": "triangle"}
+    # The frame clears the picked cards when the move is sent: the play stays, marked.
+    drawn = ana.page.evaluate(DRAW_TABLE, [OPERATION_VIEW, [], play])
+    assert drawn["sending"] == ["Add Triangle 6: 4 + 6 = 10 → 0"], drawn
+    assert sorted(drawn["selected"]) == ["Add", "Triangle 6"], drawn
+    drawing = ana.page.evaluate(DRAW_TABLE, [OPERATION_VIEW, [], {"type": "draw"}])
+    assert drawing["sending"] == ["Draw sending…"], drawing
 
 
 @sizes
@@ -277,5 +301,7 @@ TEXT_COLOURS = [
 
 
 def test_floor_text_colours_have_enough_contrast() -> None:
-    low = [(fg, bg, round(_contrast(fg, bg), 2)) for fg, bg in TEXT_COLOURS if _contrast(fg, bg) < 4.5]
+    low = [
+        (fg, bg, round(_contrast(fg, bg), 2)) for fg, bg in TEXT_COLOURS if _contrast(fg, bg) < 4.5
+    ]
     assert not low, low

@@ -258,21 +258,22 @@ function hint(view, ctx, pick) {
   if (p && p.kind === "take") return `+${p.stack} is on you: stack any Take (the stack grows and passes on), or draw ${p.stack}.`;
   if (p && p.kind === "freeze") return "Frozen: answer with any Freeze, or discard 2 equal / 3 different Operations, or draw 1.";
   const reasons = [];
+  if (types.has("grab")) return `You may grab the ${cardLabel(view.top)} opener into your hand, or play as usual.`;
+  const shape = floor.shape ? cap(floor.shape) : null;
   if (types.has("number")) {
     const entry = legal.find((e) => e.type === "number");
-    const single = entry.plays.some((play) => play.cards.length === 1);
-    const multi = entry.plays.some((play) => play.cards.length > 1);
-    if (single) reasons.push(floor.shape ? `a ${cap(floor.shape)} Number (same shape)` : "any Number (the shape is open)");
-    if (multi) reasons.push(`Numbers adding up to ${floor.number}`);
+    if (entry.plays.some((play) => play.cards.length === 1)) reasons.push(shape ? `${shape} Numbers (same shape)` : "any Number (shape open)");
+    if (entry.plays.some((play) => play.cards.length > 1)) reasons.push(`Numbers adding up to ${floor.number}`);
   }
-  if (types.has("operation")) reasons.push(`an Operation on ${floor.number}`);
-  const special = ["freeze", "take"].filter((t) => types.has(t)).map((t) => (t === "take" ? "a Take" : "a Freeze"));
-  if (special.length) reasons.push(`${special.join(" or ")} of ${floor.shape ? `shape ${cap(floor.shape)}` : "any shape"}`);
-  if (types.has("swap") || types.has("power")) reasons.push([types.has("swap") && "Swap", types.has("power") && "Power"].filter(Boolean).join(" or ") + " (any time)");
+  if (types.has("operation")) reasons.push(`+ − × on ${floor.number}`);
+  for (const [type, word] of [["freeze", "Freeze"], ["take", "Take"]]) {
+    if (types.has(type)) reasons.push(shape ? `${shape} ${word}` : word);
+  }
+  if (types.has("swap")) reasons.push("Swap");
+  if (types.has("power")) reasons.push("Power");
   if (types.has("burn")) reasons.push("burn your lone Swap");
-  if (types.has("grab")) return `You may grab the ${cardLabel(view.top)} opener into your hand, or play as usual.`;
   if (!reasons.length) return "No card fits the floor: draw one.";
-  return `Playable: ${reasons.join(", ")}.`;
+  return `Playable: ${reasons.join(" · ")}`;
 }
 
 function pickedHint(view, pick) {
@@ -304,13 +305,14 @@ function pickedHint(view, pick) {
     const n = pick.byId.get(whole.operand).value;
     const riders = whole.riders.map((id) => pick.byId.get(id).value);
     const ride = riders.length ? `; ${riders.join(" + ")} rides along` : "";
-    return `${sumText(whole.op, whole.floor, n)}${ride}: now pick the ${OPS[whole.op].sign} card.`;
+    const note = digitNote(whole.op, whole.floor, n);
+    return `${sumText(whole.op, whole.floor, n)}${note ? ` (${note})` : ""}${ride}: now pick the ${OPS[whole.op].sign} card.`;
   }
   if (numbers.length) {
     const total = numbers.reduce((sum, c) => sum + c.value, 0);
     const words = numbers.map((c) => c.value).join(" + ");
     if (pick.plays.length) return `${words} = ${total}, the Floor Number: ${pick.plays.length > 1 ? "pick the new shape" : "play it"}.`;
-    return `${words}${numbers.length > 1 ? ` = ${total}` : ""}: add Numbers up to ${floor.number} exactly.`;
+    return `${words}${numbers.length > 1 ? ` = ${total}` : ""} so far: add Numbers to make ${floor.number} exactly.`;
   }
   const card = cards[0];
   if (card.kind === "freeze") return "A Freeze: the next player must answer it or draw 1.";
@@ -435,9 +437,10 @@ function moves(view, ctx, pick) {
   return h("div", { class: "f-moves", role: "group", "aria-label": "Your moves" }, items);
 }
 
-/** Rows of at most eight cards (two rows from nine, three from seventeen), overlapping to fit. */
+/** One row up to eight cards, then two, overlapping to fit: each card shows at least its corner
+ * and stays big enough to tap. */
 function rowsOf(cards) {
-  const rows = cards.length <= 8 ? 1 : cards.length <= 16 ? 2 : 3;
+  const rows = cards.length <= 8 ? 1 : 2;
   const per = Math.ceil(cards.length / rows) || 1;
   const out = [];
   for (let i = 0; i < cards.length; i += per) out.push(cards.slice(i, i + per));
