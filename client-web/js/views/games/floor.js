@@ -252,7 +252,7 @@ function hint(view, ctx, pick) {
   const types = new Set(legal.map((e) => e.type));
   const p = view.pending;
   const floor = view.floor;
-  if (types.has("reverse_back")) return "A Swap with 2 cards in your hand: reverse it back and you play next, or let it stand.";
+  if (types.has("reverse_back")) return "Charged Swap (you hold 2 cards): reverse it back and play next, or let it stand.";
   if (types.has("pass") && legal.length === 1) return "Nothing to play and nothing left to draw: you pass.";
   if (pick.picked.length) return pickedHint(view, pick);
   if (p && p.kind === "take") return `+${p.stack} is on you: stack any Take (the stack grows and passes on), or draw ${p.stack}.`;
@@ -311,7 +311,7 @@ function pickedHint(view, pick) {
   if (numbers.length) {
     const total = numbers.reduce((sum, c) => sum + c.value, 0);
     const words = numbers.map((c) => c.value).join(" + ");
-    if (pick.plays.length) return `${words} = ${total}, the Floor Number: ${pick.plays.length > 1 ? "pick the new shape" : "play it"}.`;
+    if (pick.plays.length) return `${words} = ${total}, the floor number ✓ ${pick.plays.length > 1 ? "choose the shape" : "play it"}`;
     return `${words}${numbers.length > 1 ? ` = ${total}` : ""} so far: add Numbers to make ${floor.number} exactly.`;
   }
   const card = cards[0];
