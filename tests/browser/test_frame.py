@@ -86,6 +86,13 @@ def test_the_table_fits_one_phone_screen_and_one_desktop_screen(person: Make) ->
         assert page.locator(".tray-hint").bounding_box()["height"] >= 16  # type: ignore[index]
         assert page.locator(".side-bar").is_visible() == phone
         assert page.locator(".table-side .players-panel").is_visible() != phone
+        if phone:
+            # Held sideways, the phone gets the side column and still does not scroll.
+            page.set_viewport_size({"width": 812, "height": 375})
+            expect(page.locator(".table-side .players-panel")).to_be_visible()
+            assert not page.locator(".side-bar").is_visible()
+            assert page.evaluate("document.documentElement.scrollHeight") <= 375
+            assert _sideways(page) == 0
 
 
 def test_eight_seats_scroll_inside_the_strip_never_the_page(person: Make) -> None:
