@@ -247,6 +247,68 @@ def test_an_operation_is_shown_as_arithmetic(person: Make, size: str) -> None:
     )
 
 
+MULTIPLY_LINE = """async (view) => {
+  const floor = await import("/js/views/games/floor.js");
+  const ctx = { you: 0, spectator: false, names: (s) => ["Ana", "Ben"][s], ui: {},
+                setUi() {}, act() {}, busy: false, pending: null };
+  floor.table(view, ctx);
+  // Times 2 gives 6 from a 3 and from an 8: the floor drawn last (3) says which.
+  return floor.eventText({ type: "played_operation", seat: 1, card: 88, operand: 64,
+                           riders: [], floor: { shape: "star", number: 6 } }, 1, ctx);
+}"""
+
+
+def test_a_multiplication_is_worked_out_from_the_floor_it_was_played_on(person: Make) -> None:
+    ana = person("Ana")
+    ana.home()
+    view = {**OPERATION_VIEW, "floor": {"shape": "triangle", "number": 3}}
+    line = ana.page.evaluate(MULTIPLY_LINE, view)
+    assert line == "Ben played Multiply Star 2: 3 \u00d7 2 = 6", line
+
+
+#: Records the `data-anim` name of every element that is animated (motion.js uses el.animate).
+RECORD_MOTION = """(() => {
+  window.__moved = [];
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    window.__moved.push(this.dataset ? this.dataset.anim || "" : "");
+    return animate.apply(this, args);
+  };
+})();"""
+
+
+def _moved(someone: Person) -> list[str]:
+    moved: list[str] = someone.page.evaluate("() => window.__moved.splice(0)")
+    return moved
+
+
+@sizes
+def test_a_draw_and_a_play_move_the_cards(person: Make, size: str) -> None:
+    ana, ben = _two_at_the_table(person, size)
+    for someone in (ana, ben):
+        someone.page.add_init_script(RECORD_MOTION)
+        someone.page.reload()
+        someone.wait_screen("table")
+    _draw(ana)
+    ana.page.wait_for_function("() => window.__moved.some((n) => n.startsWith('hand-'))")
+    ben.page.wait_for_function("() => window.__moved.includes('seat-0')")
+    _moved(ana)
+    # Ben plays whatever he can (else draws): on Ana's page his card lands on the pile.
+    ben.page.wait_for_function("() => document.body.dataset.myTurn === 'true'")
+    version = ana.version
+    card = ben.page.locator("#app [data-legal=card]")
+    if card.count():
+        while not ben.page.locator("#app [data-legal=move]").count():
+            ben.page.locator("#app [data-legal=card]").first.click()
+        ben.page.locator("#app [data-legal=move]").first.click()
+        ana.wait_version_above(version)
+        ana.page.wait_for_function("() => window.__moved.includes('discard')")
+    else:
+        ben.page.locator("#app [data-legal=general]", has_text="Draw").first.click()
+        ana.wait_version_above(version)
+        ana.page.wait_for_function("() => window.__moved.includes('seat-1')")
+
+
 @sizes
 def test_the_move_in_flight_is_marked_sending(person: Make, size: str) -> None:
     ana = person("Ana")

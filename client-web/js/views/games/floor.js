@@ -524,16 +524,15 @@ export function seat(view, s, ctx) {
 
 // Events name an Operation's operand and result but not the Floor Number it worked on. For Add
 // and Subtract that number follows from the two; for Multiply it may not (× 2: 3 and 8 both
-// give 6), so the floors of the last two views drawn are kept to choose between candidates.
+// give 6), so the Floor Number is followed: from the last view drawn (the frame puts a state's
+// events in words before drawing its view), then through the events themselves.
 let floorNow = null;
-let floorBefore = null;
 let lastView = null;
 const said = new WeakMap();
 
 function remember(view) {
   if (view === lastView) return;
   lastView = view;
-  floorBefore = floorNow;
   floorNow = view.floor.number;
 }
 
@@ -541,8 +540,7 @@ function floorBeforeOperation(op, n, result) {
   const fits = [];
   for (let f = 0; f < 10; f += 1) if (operate(op, f, n).result === result) fits.push(f);
   if (fits.length === 1) return fits[0];
-  const known = [floorBefore, floorNow].filter((f) => f !== null && fits.includes(f));
-  return known.length && known.every((f) => f === known[0]) ? known[0] : null;
+  return fits.includes(floorNow) ? floorNow : null;
 }
 
 function named(ids) {
@@ -618,6 +616,7 @@ function eventLine(event, ctx) {
 export function eventText(event, _seat, ctx) {
   if (said.has(event)) return said.get(event);
   const text = eventLine(event, ctx);
+  if (event.type === "played_numbers" || event.type === "played_operation") floorNow = event.floor.number;
   // Said once, the same on every redraw (the floor it was worked out from moves on).
   if (event && typeof event === "object") said.set(event, text);
   return text;
