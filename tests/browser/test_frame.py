@@ -403,9 +403,9 @@ def test_the_ticker_and_the_log_show_a_line_for_each_move(person: Make) -> None:
     assert ana.facts().get("animations") == "1"
 
 
-# The Number Swap module as served, drawn through the new table() shape: its own table in the
-# middle (unless it already returns the regions), a 100 px hand, a move button and a hint while
-# it is your turn, and a record of every action the frame said was in flight.
+# The Number Swap module as served, drawn through the new table() shape: its own middle (its
+# whole table if it returns a Node), its own hand inside a spy's box, and the spy's move button
+# and hint while it is your turn; with a record of every action the frame said was in flight.
 REGIONS = """
 export function table(view, ctx) {
   const own = __ownTable(view, ctx);
@@ -413,8 +413,9 @@ export function table(view, ctx) {
   const middle = own && own.middle !== undefined ? own.middle : own;
   const hand = document.createElement("div");
   hand.className = "spy-hand";
-  hand.style.height = "100px";
-  hand.textContent = "HAND";
+  hand.style.minHeight = "100px";
+  if (own && own.tray) hand.append(own.tray);
+  else hand.textContent = "HAND";
   const mine = (view.legal || []).length > 0;
   let moves = null;
   if (mine) {
