@@ -36,7 +36,7 @@ export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error",
 
 /** Commands of a seated player: each carries a `seq` (docs/protocol.md). */
 export const SEQUENCED = new Set([
-  "act", "chat", "options", "add_bot", "kick", "sit_out", "give_host", "lock", "start",
+  "act", "chat", "options", "add_bot", "bot_level", "kick", "sit_out", "give_host", "lock", "start",
   "rematch", "leave", "back",
 ]);
 

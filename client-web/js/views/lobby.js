@@ -63,6 +63,17 @@ export function shareBox(model, intents) {
   );
 }
 
+const BOT_LEVELS = [
+  ["easy", "Easy"],
+  ["normal", "Normal"],
+  ["strong", "Strong"],
+];
+
+function levelName(level) {
+  const found = BOT_LEVELS.find(([value]) => value === level);
+  return found ? found[1].toLowerCase() : "normal";
+}
+
 function seatRow(model, intents, seat, index) {
   const state = model.room.state;
   const info = state.room;
@@ -71,6 +82,22 @@ function seatRow(model, intents, seat, index) {
   const mine = state.you === index;
   const status = seat.bot ? "bot" : seat.connected ? "online" : "offline";
   const controls = [];
+  if (seat.bot && youHost) {
+    // The host picks each bot's level (docs/rules/<game>.md, "Bots").
+    controls.push(
+      h(
+        "select",
+        {
+          class: "bot-level",
+          "aria-label": `Level of ${seat.name}`,
+          // On creation the selected option says it; afterwards the value keeps it current.
+          value: seat.level || "normal",
+          onchange: (e) => intents.send({ type: "bot_level", id: seat.id, level: e.target.value }),
+        },
+        BOT_LEVELS.map(([value, text]) => h("option", { value, selected: seat.level === value }, text)),
+      ),
+    );
+  }
   if (youHost && !mine) {
     controls.push(
       button(seat.bot ? "Remove" : "Kick", () => intents.send({ type: "kick", id: seat.id }), {
@@ -96,6 +123,7 @@ function seatRow(model, intents, seat, index) {
       mine ? h("span", { class: "badge you" }, "you") : null,
       isHost ? h("span", { class: "badge host" }, "host") : null,
       h("span", { class: `badge ${status}` }, status),
+      seat.bot && !youHost ? h("span", { class: "badge level" }, levelName(seat.level)) : null,
     ),
     controls.length ? h("span", { class: "seat-controls" }, controls) : null,
   );
