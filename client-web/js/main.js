@@ -5,16 +5,22 @@
 import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
 import { patch } from "./dom.js";
+import { snapshot } from "./motion.js";
 import { remembered } from "./store.js";
 import { clockText, secondsLeft } from "./views/common.js";
 import { gameModule, loadGame } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
 import { loadQr } from "./views/lobby.js";
-import { headerView, roomView, screenOf } from "./views/room.js";
+import { gameContext, headerView, roomView, screenOf } from "./views/room.js";
 
 const CODE_ALPHABET = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{5}$/;
 // Join refusals after which the way in is to watch (server/protocol.py ErrorCode).
 const JOIN_REFUSALS = new Set(["in_progress", "room_full", "room_locked"]);
+// Where the side things (players, chat, log) have a column of their own instead of sheets:
+// desktops, and phones held sideways. Keep in step with app.css.
+const WIDE = typeof matchMedia === "function" ? matchMedia("(min-width: 900px), (orientation: landscape) and (min-width: 600px)") : null;
+// The game log keeps this many lines (a long game is cut from the start).
+const LOG_LINES = 200;
 
 const model = {
   route: "home",
@@ -22,8 +28,10 @@ const model = {
   gamesError: "",
   gameInfo: null,
   name: remembered.name(),
+  // Sound and vibration when it becomes your turn (off unless the person turns it on).
+  turnAlert: remembered.turnAlert(),
   // turnTimer null: the game's own default (the server's; the page does not know it).
-  home: { gameId: null, options: {}, turnTimer: null, code: "", busy: false, error: "" },
+  home: { gameId: null, options: {}, turnTimer: null, code: "", busy: false, error: "", seats: [] },
   room: null,
 };
 
@@ -32,6 +40,8 @@ let errorTimer = null;
 let errorCount = 0;
 let noteCount = 0;
 let countdownTimer = null;
+let lineCount = 0;
+let wasMyTurn = false;
 
 // -- drawing --------------------------------------------------------------------------------------
 
@@ -41,32 +51,167 @@ function render() {
     model.gameInfo = (model.games || []).find((g) => g.id === room.state.room.game) || null;
   }
   const app = document.getElementById("app");
+  const body = document.body.dataset;
+  const screen = model.route === "home" ? "home" : screenOf(model);
+  if (room) countUnread(room, screen);
   const chatLog = app.querySelector(".chat-log");
   const stuck = chatLog ? chatLog.scrollHeight - chatLog.scrollTop - chatLog.clientHeight < 24 : true;
+  const gameLog = app.querySelector(".game-log");
+  const logStuck = gameLog ? gameLog.scrollHeight - gameLog.scrollTop - gameLog.clientHeight < 24 : true;
+  // Motion: where everything on the table was, for the game to animate from (only for the
+  // first drawing after a state message that brought events).
+  const moved = room && room.animate;
+  if (room) room.animate = null;
+  const before = moved ? snapshot(app.querySelector(".table-area")) : null;
+  const focused = document.activeElement;
+  const inTable = Boolean(focused && focused !== document.body && focused.closest && focused.closest(".table-area"));
+  const wasOver = body.over === "true";
   patch(document.getElementById("top"), headerView(model, intents));
   patch(app, model.route === "home" ? homeView(model, intents) : roomView(model, intents));
   const log = app.querySelector(".chat-log");
   if (log && stuck) log.scrollTop = log.scrollHeight;
-  const body = document.body.dataset;
-  const screen = model.route === "home" ? "home" : screenOf(model);
-  const lost = !document.activeElement || document.activeElement === document.body;
-  if (body.screen && body.screen !== screen && lost) {
-    // A new screen (lobby to table, say): start keyboard and screen-reader users at its top.
-    app.focus({ preventScroll: true });
+  const newGameLog = app.querySelector(".game-log");
+  if (newGameLog && logStuck) newGameLog.scrollTop = newGameLog.scrollHeight;
+  if (moved) animate(moved, before);
+  const view = room && room.state && room.state.view;
+  const over = Boolean(view && view.over);
+  if (body.screen !== screen) {
+    screenChanged(app, body.screen);
+  } else if (over && !wasOver) {
+    // The results open over the table: at their top, with the focus on their heading.
+    const results = app.querySelector("[data-results]");
+    if (results) {
+      results.scrollTop = 0;
+      results.querySelector("h2")?.focus({ preventScroll: true });
+    }
+  } else if (inTable && (!document.activeElement || document.activeElement === document.body)) {
+    keepFocusOnTable(app);
   }
   body.screen = screen;
   body.busy = room && room.busy ? "true" : "false";
   body.version = room && room.state ? String(room.state.version) : "0";
-  const view = room && room.state && room.state.view;
   const myTurn = Boolean(view && !view.over && (view.legal || []).some((a) => a.type !== "undo"));
   body.myTurn = myTurn ? "true" : "false";
   // Plain facts for end-to-end tests and tools to wait on.
   body.you = room && room.state && room.state.you !== null ? String(room.state.you) : "";
   body.toAct = JSON.stringify(view ? view.to_act : []);
-  body.over = view && view.over ? "true" : "false";
+  body.over = over ? "true" : "false";
   body.game = room && room.state ? room.state.room.game : "";
   document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
+  setFavicon(myTurn);
+  if (myTurn && !wasMyTurn) turnAlert();
+  wasMyTurn = myTurn;
   tickCountdowns();
+}
+
+/** A new screen (lobby to table, say): start at its top, with the focus on its heading or
+ * banner, unless the person is typing (a chat line, a name) in a box that is still there. */
+function screenChanged(app, previous) {
+  window.scrollTo(0, 0);
+  const active = document.activeElement;
+  const typing = active && active.isConnected && active.matches && active.matches("input[type=text], textarea");
+  if (!previous || typing) return;
+  const target = app.querySelector(".turn-banner, h1");
+  if (target) target.focus({ preventScroll: true });
+  else app.focus({ preventScroll: true });
+}
+
+/** After a move the control that was pressed is often gone: keep the keyboard on the table,
+ * at the first thing that can be played now (or the table itself). */
+function keepFocusOnTable(app) {
+  const playable = (root) =>
+    root
+      ? [...root.querySelectorAll("[data-legal]")].find((el) => !el.disabled && el.tabIndex >= 0 && el.getClientRects().length)
+      : null;
+  const target = playable(app.querySelector(".tray")) || playable(app.querySelector(".table-middle")) || app.querySelector(".table-area");
+  if (target) target.focus({ preventScroll: true });
+}
+
+/** The game's own motion for the events just received (see motion.js, games/index.js). */
+function animate(entries, before) {
+  const room = model.room;
+  const module = room && room.state && gameModule(room.state.room.game);
+  const root = document.querySelector("#app .table-area");
+  if (!module || typeof module.animate !== "function" || !root) return;
+  try {
+    module.animate(entries, { root, before, ctx: gameContext(model, intents) });
+  } catch (error) {
+    console.error("could not animate the move", error);
+  }
+}
+
+/** The chat lines come while the chat is out of sight (a closed sheet on a phone): count the
+ * ones others wrote, for the badge on the chat button. */
+function countUnread(room, screen) {
+  const chat = room.chat;
+  if (!chat) {
+    room.unread = 0;
+    return;
+  }
+  const visible = screen !== "table" || room.ui.sheet === "chat" || (WIDE && WIDE.matches);
+  if (room.chatSeen === null || visible) {
+    room.chatSeen = chat.total;
+    room.unread = 0;
+    return;
+  }
+  const fresh = Math.min(chat.total - room.chatSeen, chat.lines.length);
+  const me = room.state && room.state.you !== null ? room.state.room.seats[room.state.you]?.name : null;
+  room.unread = fresh > 0 ? chat.lines.slice(-fresh).filter((line) => line.name !== me).length : 0;
+}
+
+// The page's icon (a card with a P), with a dot on it while it is your turn: seen on a tab
+// in the background.
+const ICON = (dot) =>
+  "data:image/svg+xml," +
+  encodeURIComponent(
+    "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 32 32'>" +
+      "<rect x='5' y='3' width='20' height='26' rx='3' fill='#1f5f4a'/>" +
+      "<text x='15' y='22' font-size='14' text-anchor='middle' fill='white' font-family='sans-serif'>P</text>" +
+      (dot ? "<circle cx='24' cy='8' r='7' fill='#d9480f' stroke='white' stroke-width='2'/>" : "") +
+      "</svg>",
+  );
+let iconDot = null;
+
+function setFavicon(dot) {
+  if (iconDot === dot) return;
+  iconDot = dot;
+  const link = document.querySelector("link[rel=icon]");
+  if (link) {
+    link.href = ICON(dot);
+    link.dataset.turn = dot ? "mine" : "";
+  }
+}
+
+let audio = null;
+
+/** A short beep and buzz when it becomes your turn, if the person asked for them. */
+function turnAlert() {
+  if (!model.turnAlert) return;
+  try {
+    if (navigator.vibrate) navigator.vibrate(120);
+  } catch {
+    // Not allowed here; the beep and the title still say it.
+  }
+  if (!audio) return; // made on the toggle's click: browsers allow sound after a gesture only
+  const osc = audio.createOscillator();
+  const gain = audio.createGain();
+  osc.frequency.value = 880;
+  gain.gain.setValueAtTime(0.08, audio.currentTime);
+  gain.gain.exponentialRampToValueAtTime(0.0001, audio.currentTime + 0.18);
+  osc.connect(gain).connect(audio.destination);
+  osc.start();
+  osc.stop(audio.currentTime + 0.2);
+}
+
+function wakeAudio() {
+  const Context = window.AudioContext || window.webkitAudioContext;
+  if (!Context) return;
+  try {
+    audio ||= new Context();
+    if (audio.state === "suspended") audio.resume();
+  } catch {
+    audio = null;
+  }
 }
 
 /** Keep every countdown on the page current: once a second, only their text is touched (the
@@ -126,12 +271,21 @@ function newRoom(code) {
     covered: null,
     away: { was: false, covered: 0, told: false },
     chat: null,
-    recent: {},
+    // The chat total seen last (null: nothing yet) and the lines since, for the badge.
+    chatSeen: null,
+    unread: 0,
+    // The game log, from the events of each state message: [{id, seat, text}], oldest first.
+    log: [],
+    logRound: null,
     announce: "",
+    // The events to animate at the next drawing.
+    animate: null,
     busy: false,
+    // The action in flight (ctx.pending), until the server answers.
+    pending: null,
     error: null,
     legalKey: "",
-    ui: { game: {}, copied: false, confirmLeave: false, confirm: null },
+    ui: { game: {}, copied: false, confirmLeave: false, confirm: null, sheet: null, resultsHidden: false },
   };
 }
 
@@ -145,6 +299,26 @@ function goHome(push = true) {
   model.route = "home";
   model.room = null;
   if (push && location.pathname !== "/") history.pushState(null, "", "/");
+  render();
+  findHeldSeats();
+}
+
+/** Rooms this browser holds a seat in (a remembered token) that still exist: "Return to your
+ * game" on the home page. A room that is gone is forgotten. */
+async function findHeldSeats() {
+  const codes = remembered.seatCodes().filter((code) => CODE_ALPHABET.test(code));
+  const found = [];
+  for (const code of codes.slice(0, 5)) {
+    try {
+      const summary = await api.fetchRoom(code);
+      if (summary) found.push({ code, game: summary.game, phase: summary.phase });
+      else remembered.forgetToken(code);
+    } catch {
+      // Not known now; offered again on the next visit.
+    }
+  }
+  if (model.route !== "home") return;
+  model.home.seats = found;
   render();
 }
 
@@ -207,6 +381,7 @@ function connect(entry) {
       if (connection !== conn) return;
       room.status = status;
       room.busy = conn.busy;
+      if (!room.busy) room.pending = null;
       render();
     },
     onProblem: (text) => {
@@ -237,21 +412,34 @@ function drawWhenLoaded(room, game) {
   );
 }
 
-function describeChange(prev, next) {
-  const room = model.room;
-  const module = gameModule(next.game);
-  if (!prev || !module || prev.game !== next.game) return;
-  let notes = [];
-  try {
-    notes = module.describe(prev, next);
-  } catch (error) {
-    console.error("could not describe a change", error);
+/** The lines for the ticker and the log from a state message's events, in the game's words. */
+function feed(room, msg) {
+  if (room.logRound !== msg.room.round) {
+    // A new game (a rematch): a new log.
+    room.log = [];
+    room.logRound = msg.room.round;
   }
-  for (const note of notes) {
-    room.recent[note.seat] = { text: note.text, at: Date.now() };
-    const who = note.seat === room.state.you ? "You" : room.state.room.seats[note.seat]?.name;
-    room.announce = `${who}: ${note.text}`;
+  const entries = msg.events || [];
+  if (!entries.length) return;
+  const module = gameModule(msg.room.game);
+  if (module) room.animate = entries;
+  if (!module || typeof module.eventText !== "function") return;
+  const ctx = gameContext(model, intents);
+  const lines = [];
+  for (const entry of entries) {
+    for (const event of entry.events || []) {
+      let text = null;
+      try {
+        text = module.eventText(event, entry.seat, ctx);
+      } catch (error) {
+        console.error("could not put an event in words", error);
+      }
+      if (text) lines.push({ id: ++lineCount, seat: entry.seat, text });
+    }
   }
+  if (!lines.length) return;
+  room.log = room.log.concat(lines).slice(-LOG_LINES);
+  room.announce = lines.map((line) => line.text).join(" ");
 }
 
 function receive(msg) {
@@ -278,11 +466,8 @@ function receive(msg) {
       room.deadlineAt = msg.room.deadline > 0 ? performance.now() + left * 1000 : null;
       noteCovered(room, msg, fresh);
       connection.knowLastSeq(msg.last_seq || 0);
-      // The same version comes again when only presence changed: nothing was played.
-      const played = prev && prev.version !== msg.version && prev.room.round === msg.room.round;
-      const prevView = played ? prev.view : null;
-      if (msg.view && prevView) describeChange(prevView, msg.view);
-      if (!prev || prev.room.round !== msg.room.round) room.recent = {};
+      feed(room, msg);
+      if (!msg.view || !msg.view.over) room.ui.resultsHidden = false;
       const key = JSON.stringify(msg.view ? msg.view.legal : null);
       if (key !== room.legalKey) {
         room.legalKey = key;
@@ -295,12 +480,15 @@ function receive(msg) {
       break;
     case "ack":
       room.busy = connection.busy;
+      if (!room.busy) room.pending = null;
+      if (msg.command && msg.command.type === "chat") chatTaken(msg.command.text);
       if (msg.duplicate && !msg.resent) {
         showError("That move had already been made (perhaps in another tab).");
       }
       break;
     case "error":
       room.busy = connection.busy;
+      if (!room.busy) room.pending = null;
       handleError(msg);
       break;
     case "left":
@@ -311,6 +499,12 @@ function receive(msg) {
       break;
   }
   render();
+}
+
+/** The server took a chat line: empty the box, unless something else was typed meanwhile. */
+function chatTaken(text) {
+  const input = document.getElementById("chat-text");
+  if (input && input.value === text) input.value = "";
 }
 
 /** Tell a returning player, once, how many moves a bot made for them: on the first state after
@@ -457,12 +651,16 @@ const intents = {
     goHome();
   },
   goHome: () => goHome(),
+  returnTo(code) {
+    openRoom(code, "look");
+  },
   act(action) {
     const room = model.room;
     if (!connection || room.busy) return;
     connection.act(action);
     if (connection.status !== "open") showError("Not connected right now; it will be sent on reconnecting…");
     room.busy = true;
+    room.pending = action;
     room.ui.game = {};
     render();
   },
@@ -474,6 +672,43 @@ const intents = {
     if (!connection || connection.status !== "open") return false;
     connection.command({ type: "chat", text });
     return true;
+  },
+  /** Open one of the table's sheets (players, chat, log, invite, howto), or close (null). */
+  openSheet(name) {
+    const room = model.room;
+    const opener = room.ui.sheet;
+    room.ui.sheet = name;
+    render();
+    if (name) {
+      const panel = document.querySelector(`#app [data-panel="${name}"]`);
+      const target = panel && (panel.querySelector("[data-sheet-focus]") || panel.querySelector("h2"));
+      if (target && target.getClientRects().length) target.focus();
+    } else if (opener) {
+      document.querySelector(`#app [data-key="open-${opener}"]`)?.focus();
+    }
+  },
+  closeSheet() {
+    intents.openSheet(null);
+  },
+  setTurnAlert(on) {
+    model.turnAlert = on;
+    remembered.setTurnAlert(on);
+    if (on) wakeAudio();
+    render();
+  },
+  async share() {
+    const room = model.room;
+    const game = model.gameInfo;
+    try {
+      await navigator.share({
+        title: "Parlor",
+        text: `Play ${game ? game.name : "a game"} with me on Parlor: room ${room.code}`,
+        url: room.link,
+      });
+    } catch (error) {
+      // Cancelled by the person: nothing to do. Refused by the browser: copy instead.
+      if (!error || error.name !== "AbortError") intents.copyLink();
+    }
   },
   setGameUi(patchUi) {
     Object.assign(model.room.ui.game, patchUi);
@@ -539,5 +774,7 @@ function route(push) {
 }
 
 window.addEventListener("popstate", () => route(false));
+// Turning a phone sideways moves the side things from sheets to a column, and back.
+if (WIDE) WIDE.addEventListener("change", () => render());
 route(false);
 loadGames();

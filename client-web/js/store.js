@@ -1,9 +1,11 @@
-// What the browser remembers between visits: the player's name, and a seat token per room.
+// What the browser remembers between visits: the player's name, a seat token per room, and
+// whether to beep on your turn.
 // Storage may be unavailable (private modes); then nothing is remembered and play goes on.
 
 const NAME = "parlor.name";
 const TOKEN = "parlor.token.";
 const JOIN_KEY = "parlor.joinkey.";
+const TURN_ALERT = "parlor.turnalert";
 
 /** 16 random bytes, URL-safe: the key a join is sent with (resent after a lost welcome). */
 function newKey() {
@@ -28,7 +30,24 @@ function set(key, value) {
   }
 }
 
+/** The codes of the rooms this browser holds a seat token for. */
+function seatCodes() {
+  const codes = [];
+  try {
+    for (let i = 0; i < localStorage.length; i += 1) {
+      const key = localStorage.key(i);
+      if (key && key.startsWith(TOKEN)) codes.push(key.slice(TOKEN.length));
+    }
+  } catch {
+    // Nothing remembered.
+  }
+  return codes.sort();
+}
+
 export const remembered = {
+  seatCodes,
+  turnAlert: () => get(TURN_ALERT) === "on",
+  setTurnAlert: (on) => set(TURN_ALERT, on ? "on" : null),
   name: () => get(NAME) || "",
   setName: (name) => set(NAME, name),
   token: (code) => get(TOKEN + code),

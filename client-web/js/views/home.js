@@ -112,17 +112,49 @@ export function homeView(model, intents) {
     ),
     h("button", { type: "submit", class: "primary" }, "Join"),
   );
+  // The code box and a held seat first: on a phone they are what fits above the fold.
   return h(
     "div",
     { class: "home" },
     h(
       "section",
       { class: "intro" },
-      h("h1", null, "Parlor"),
+      h("h1", { tabindex: -1 }, "Parlor"),
       h("p", null, "Card games with friends: open a room, share the code, play."),
-      nameField(model, intents),
     ),
+    heldSeats(model, intents),
+    nameField(model, intents),
     home.error ? h("p", { class: "error", role: "alert" }, home.error) : null,
-    h("div", { class: "home-forms" }, create, join),
+    h("div", { class: "home-forms" }, join, create),
+  );
+}
+
+/** "Return to your game" for each room this browser still holds a seat in. */
+function heldSeats(model, intents) {
+  const seats = model.home.seats || [];
+  if (!seats.length) return null;
+  return h(
+    "section",
+    { class: "panel held-seats", "aria-labelledby": "held-title", "data-held-seats": "" },
+    h("h2", { id: "held-title" }, seats.length === 1 ? "Your game" : "Your games"),
+    h(
+      "ul",
+      { class: "held-list" },
+      seats.map((seat) => {
+        const game = (model.games || []).find((g) => g.id === seat.game);
+        const name = game ? game.name : seat.game;
+        const when = seat.phase === "lobby" ? "in the lobby" : seat.phase === "finished" ? "finished" : "playing";
+        return h(
+          "li",
+          { key: seat.code },
+          h("span", null, h("strong", null, name), ` · room ${seat.code} · ${when}`),
+          h(
+            "button",
+            { type: "button", class: "primary", onclick: () => intents.returnTo(seat.code), "aria-label": `Return to your game: ${name}, room ${seat.code}` },
+            "Return to your game",
+          ),
+        );
+      }),
+    ),
   );
 }

@@ -31,6 +31,11 @@ function qr(link) {
   return qrCache.svg;
 }
 
+/** Whether the browser offers the Web Share API (phones mostly; not Chromium on Linux). */
+export function canShare() {
+  return typeof navigator !== "undefined" && typeof navigator.share === "function";
+}
+
 export function shareBox(model, intents) {
   const room = model.room;
   return h(
@@ -46,11 +51,14 @@ export function shareBox(model, intents) {
     h(
       "div",
       { class: "share-row" },
+      // The phone's own share sheet (messages, mail, …) where the browser has one.
+      canShare() ? button("Share", intents.share, { class: "primary", "data-share": "" }) : null,
       button(room.ui.copied ? "Link copied" : "Copy link", intents.copyLink, {
         "aria-live": "polite",
+        "data-copy": "",
       }),
-      h("a", { href: room.link, class: "link-text" }, room.link),
     ),
+    h("a", { href: room.link, class: "link-text" }, room.link),
     h("div", { class: "qr", role: "img", "aria-label": "QR code of the room link", raw: qr(room.link) }),
   );
 }
@@ -93,7 +101,7 @@ function seatRow(model, intents, seat, index) {
   );
 }
 
-export function lobbyView(model, intents) {
+export function lobbyView(model, intents, howTo = null) {
   const room = model.room;
   const state = room.state;
   const info = state.room;
@@ -147,43 +155,48 @@ export function lobbyView(model, intents) {
           : null,
         timerField(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value })),
       ),
-      h(
-        "button",
-        {
-          type: "button",
-          class: "primary start",
-          disabled: !enough,
-          onclick: () => intents.send({ type: "start" }),
-        },
-        "Start the game",
-      ),
-      enough || !game
-        ? null
-        : h(
-            "p",
-            { class: "muted" },
-            `${game.name} needs ${game.min_seats} to ${game.max_seats} players: add a bot or wait for friends.`,
-          ),
     );
   } else {
-    controls = h(
-      "section",
-      { class: "panel host-panel" },
-      h("p", null, you === null ? "You are watching." : `Waiting for ${hostName} to start the game.`),
-      optionsSummary(game, info),
-    );
+    controls = h("section", { class: "panel host-panel" }, h("h2", null, "Options"), optionsSummary(game, info) || h("p", { class: "muted" }, "The game's usual rules."));
   }
+  // Kept in sight at the bottom of a phone's screen: the host's Start, or whom we wait for.
+  const startBar = h(
+    "div",
+    { class: "start-bar", key: "start-bar" },
+    youHost
+      ? [
+          h(
+            "button",
+            {
+              type: "button",
+              class: "primary start",
+              disabled: !enough,
+              onclick: () => intents.send({ type: "start" }),
+            },
+            "Start the game",
+          ),
+          enough || !game
+            ? null
+            : h(
+                "p",
+                { class: "muted start-note" },
+                `${game.name} needs ${game.min_seats} to ${game.max_seats} players: add a bot or wait for friends.`,
+              ),
+        ]
+      : h("p", { class: "waiting-line", role: "status" }, you === null ? "You are watching." : `Waiting for ${hostName} to start the game.`),
+  );
   return h(
     "div",
     { class: "lobby" },
     h(
       "div",
       { class: "lobby-main" },
-      h("h1", { class: "game-title" }, game ? game.name : info.game),
-      game ? h("p", { class: "summary" }, game.summary) : null,
+      h("h1", { class: "game-title", tabindex: -1 }, game ? game.name : info.game),
+      game ? h("p", { class: "summary" }, game.summary, " ", howTo) : howTo,
       shareBox(model, intents),
     ),
     h("div", { class: "lobby-side" }, seats, controls),
+    startBar,
   );
 }
 

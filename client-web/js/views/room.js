@@ -26,7 +26,7 @@ function entryView(model, intents) {
   return h(
     "div",
     { class: "entry" },
-    h("h1", null, game ? `${game.name} · room ${room.code}` : `Room ${room.code}`),
+    h("h1", { tabindex: -1 }, game ? `${game.name} · room ${room.code}` : `Room ${room.code}`),
     game ? h("p", null, `${game.summary} (${game.min_seats}–${game.max_seats} players)`) : null,
     summary
       ? h(
@@ -75,7 +75,7 @@ function noticeView(model, intents) {
   return h(
     "div",
     { class: "entry" },
-    h("h1", null, `Room ${model.room.code}`),
+    h("h1", { tabindex: -1 }, `Room ${model.room.code}`),
     h("p", { role: "alert" }, model.room.notice),
     h("div", { class: "button-row" }, button("Back to the start", intents.goHome, { class: "primary" }), model.room.canWatch ? button("Watch the room", intents.watch) : null),
   );
@@ -148,13 +148,13 @@ function playersPanel(model, intents, ctx, gameModule, view) {
   const playing = info.phase === "playing";
   return h(
     "section",
-    { class: "panel players-panel", "aria-labelledby": "players-title" },
-    h("h2", { id: "players-title" }, "Players"),
+    { class: "panel players-panel", "aria-labelledby": "players-title", "data-panel": "players", key: "players" },
+    sheetHead(intents, "players", h("h2", { id: "players-title", tabindex: -1, "data-sheet-focus": "" }, "Players")),
     h(
       "ul",
       { class: "player-list" },
       info.seats.map((seat, index) => {
-        const status = seat.bot ? "bot" : seat.away ? "away" : seat.connected ? "online" : "offline";
+        const status = seatStatus(seat);
         const turn = view && view.to_act.includes(index) && !view.over;
         // The turn timer runs for the seats to act that a person plays (docs/protocol.md).
         const timed = turn && !seat.bot && !seat.away && ctx.deadlineAt !== null;
@@ -165,14 +165,14 @@ function playersPanel(model, intents, ctx, gameModule, view) {
           h(
             "span",
             { class: "player-main" },
-            h("span", { class: "seat-name" }, seat.name),
+            h("span", { class: "seat-name", title: seat.name }, seat.name),
             index === ctx.you ? h("span", { class: "badge you" }, "you") : null,
             info.host === index ? h("span", { class: "badge host" }, "host") : null,
             h("span", { class: `badge ${status}` }, status),
             turn ? h("span", { class: "badge turn" }, "to play") : null,
             timed ? h("span", { class: "badge timer" }, countdown(ctx.deadlineAt)) : null,
           ),
-          view && gameModule ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
+          view && gameModule && gameModule.facts ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
           youHost && playing && !seat.bot && index !== ctx.you ? seatActions(model, intents, seat) : null,
         );
       }),
@@ -182,6 +182,40 @@ function playersPanel(model, intents, ctx, gameModule, view) {
           id: "table-turn-timer",
         })
       : null,
+    ctx.spectator ? null : alertToggle(model, intents),
+    leaveBox(model, intents),
+  );
+}
+
+/** Sound and vibration when it becomes your turn: off unless asked for (remembered). */
+function alertToggle(model, intents) {
+  return h(
+    "label",
+    { class: "check turn-alert" },
+    h("input", {
+      type: "checkbox",
+      checked: model.turnAlert,
+      onchange: (e) => intents.setTurnAlert(e.target.checked),
+    }),
+    " Beep and vibrate on my turn",
+  );
+}
+
+function seatStatus(seat) {
+  return seat.bot ? "bot" : seat.away ? "away" : seat.connected ? "online" : "offline";
+}
+
+/** A panel's heading; on a portrait phone the panel is a sheet, and this row closes it. */
+function sheetHead(intents, name, heading) {
+  return h(
+    "div",
+    { class: "sheet-head" },
+    heading,
+    button("Close", () => intents.closeSheet(), {
+      class: "sheet-close",
+      "aria-label": "Close",
+      key: `close-${name}`,
+    }),
   );
 }
 
@@ -191,8 +225,8 @@ function chatPanel(model, intents) {
   const spectator = room.state && room.state.you === null;
   return h(
     "section",
-    { class: "panel chat", "aria-labelledby": "chat-title" },
-    h("h2", { id: "chat-title" }, "Chat"),
+    { class: "panel chat", "aria-labelledby": "chat-title", "data-panel": "chat", key: "chat" },
+    sheetHead(intents, "chat", h("h2", { id: "chat-title", tabindex: -1 }, "Chat")),
     h(
       "ol",
       { class: "chat-log", "aria-live": "polite", tabindex: 0, "aria-label": "Chat messages" },
@@ -210,14 +244,41 @@ function chatPanel(model, intents) {
             class: "chat-form",
             onsubmit: (e) => {
               e.preventDefault();
+              // The line stays in the box until the server takes it (main.js clears it on
+              // the ack): a line refused as too fast is not lost.
               const input = e.target.elements.namedItem("chat-text");
-              if (input.value.trim() && intents.chat(input.value)) input.value = "";
+              if (input.value.trim()) intents.chat(input.value);
             },
           },
           h("label", { for: "chat-text", class: "visually-hidden" }, "Message"),
-          h("input", { id: "chat-text", name: "chat-text", type: "text", maxlength: 200, autocomplete: "off", placeholder: "Say something" }),
+          h("input", { id: "chat-text", name: "chat-text", type: "text", maxlength: 200, autocomplete: "off", placeholder: "Say something", "data-sheet-focus": "" }),
           h("button", { type: "submit" }, "Send"),
         ),
+  );
+}
+
+function logPanel(model, intents) {
+  const lines = model.room.log;
+  return h(
+    "section",
+    { class: "panel log-panel", "aria-labelledby": "log-title", "data-panel": "log", key: "log" },
+    sheetHead(intents, "log", h("h2", { id: "log-title", tabindex: -1, "data-sheet-focus": "" }, "Game log")),
+    h(
+      "ol",
+      { class: "game-log", tabindex: 0, "aria-label": "What happened, latest last" },
+      lines.length
+        ? lines.map((line) => h("li", { key: `g${line.id}` }, line.text))
+        : h("li", { class: "muted" }, "Nothing has happened yet."),
+    ),
+  );
+}
+
+function invitePanel(model, intents) {
+  return h(
+    "section",
+    { class: "panel invite", "data-panel": "invite", key: "invite", "aria-labelledby": "invite-title" },
+    sheetHead(intents, "invite", h("h2", { id: "invite-title", tabindex: -1, "data-sheet-focus": "" }, "Invite or share")),
+    shareBox(model, intents),
   );
 }
 
@@ -243,9 +304,50 @@ function leaveBox(model, intents) {
   return h("div", { class: "button-row leave" }, button("Leave the room", () => intents.setRoomUi({ confirmLeave: true })));
 }
 
+/** The "How to play" sheet (lobby and table): the game module's own words, over the page. */
+function howToSheet(model, intents) {
+  const room = model.room;
+  if (room.ui.sheet !== "howto" || !room.state) return null;
+  const gameModule = loadedGame(room.state.room.game);
+  const ctx = gameContext(model, intents);
+  let content;
+  try {
+    content = gameModule && gameModule.howTo ? gameModule.howTo(ctx) : null;
+  } catch (error) {
+    console.error("could not draw the game's rules", error);
+  }
+  const game = model.gameInfo;
+  return h(
+    "div",
+    { class: "sheet-backdrop", key: "howto-sheet", onclick: (e) => e.target === e.currentTarget && intents.closeSheet() },
+    h(
+      "section",
+      {
+        class: "panel sheet howto",
+        role: "dialog",
+        "aria-modal": "true",
+        "aria-labelledby": "howto-title",
+        "data-panel": "howto",
+        onkeydown: (e) => e.key === "Escape" && intents.closeSheet(),
+      },
+      sheetHead(
+        intents,
+        "howto",
+        h("h2", { id: "howto-title", tabindex: -1, "data-sheet-focus": "" }, `How to play${game ? ` ${game.name}` : ""}`),
+      ),
+      h("div", { class: "howto-body" }, content || h("p", { class: "muted" }, game ? game.summary : "The rules of this game are not written here yet.")),
+    ),
+  );
+}
+
+function howToButton(intents) {
+  return button("How to play", () => intents.openSheet("howto"), { class: "howto-button", key: "open-howto" });
+}
+
 // -- the table ------------------------------------------------------------------------------------
 
-function gameContext(model, intents) {
+/** What a game module may read and do (see ./games/index.js). */
+export function gameContext(model, intents) {
   const room = model.room;
   const state = room.state;
   const info = state.room;
@@ -257,7 +359,10 @@ function gameContext(model, intents) {
     setUi: intents.setGameUi,
     act: intents.act,
     busy: room.busy || room.status !== "open",
-    recent: (seat) => (room.recent[seat] ? room.recent[seat].text : null),
+    pending: room.pending,
+    // Tables written before the event feed ask for each seat's last move; the ticker and the
+    // log say it now.
+    recent: () => null,
     deadlineAt: room.deadlineAt,
     away: state.you !== null && Boolean(info.seats[state.you] && info.seats[state.you].away),
   };
@@ -274,64 +379,93 @@ function resultsView(model, intents, view, gameModule, ctx) {
   const order = result.places.map((place, seat) => ({ place, seat })).sort((a, b) => a.place - b.place || a.seat - b.seat);
   const youHost = ctx.you !== null && info.host === ctx.you;
   const game = model.gameInfo;
+  let summary = null;
+  try {
+    summary = gameModule && gameModule.summary ? gameModule.summary(view, ctx) : null;
+  } catch (error) {
+    console.error("could not draw the game's summary", error);
+  }
+  if (model.room.ui.resultsHidden) return null;
   return h(
-    "section",
-    { class: "panel results", "aria-labelledby": "results-title", "data-results": "" },
-    h("h2", { id: "results-title" }, headline),
-    h("p", { class: "muted" }, result.reason),
+    "div",
+    { class: "results-backdrop", key: "results" },
     h(
-      "table",
-      null,
-      h("thead", null, h("tr", null, h("th", null, "Place"), h("th", null, "Player"), h("th", null, gameModule ? gameModule.scoreName : "Score"))),
+      "section",
+      {
+        class: "panel results",
+        role: "dialog",
+        "aria-labelledby": "results-title",
+        "data-results": "",
+      },
+      h("h2", { id: "results-title", tabindex: -1 }, headline),
+      h("p", { class: "muted" }, namedReason(result.reason, info)),
       h(
-        "tbody",
+        "table",
         null,
-        order.map(({ place, seat }) =>
-          h(
-            "tr",
-            { key: seat, class: result.winners.includes(seat) ? "winner" : null },
-            h("td", null, String(place)),
-            h("th", { scope: "row" }, ctx.names(seat), seat === ctx.you ? " (you)" : ""),
-            h("td", null, String(result.scores[seat])),
+        h("thead", null, h("tr", null, h("th", null, "Place"), h("th", null, "Player"), h("th", null, gameModule && gameModule.scoreName ? gameModule.scoreName : "Score"))),
+        h(
+          "tbody",
+          null,
+          order.map(({ place, seat }) =>
+            h(
+              "tr",
+              { key: seat, class: result.winners.includes(seat) ? "winner" : null },
+              h("td", null, String(place)),
+              h("th", { scope: "row" }, h("span", { class: "seat-name" }, ctx.names(seat)), seat === ctx.you ? " (you)" : ""),
+              h("td", null, String(result.scores[seat])),
+            ),
           ),
         ),
       ),
+      summary ? h("div", { class: "results-summary" }, summary) : null,
+      info.phase !== "finished"
+        ? null
+        : youHost && game
+          ? h(
+              "details",
+              { class: "options", key: "rematch-options" },
+              h("summary", null, "Options for the rematch"),
+              optionsFields(game.options, info.options, (name, value) => intents.send({ type: "options", options: { [name]: value } })),
+              timerField(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value })),
+            )
+          : youHost
+            ? null
+            : h("p", null, ctx.spectator ? "The host may start a rematch." : "Waiting for the host to start a rematch."),
+      h(
+        "div",
+        { class: "button-row rematch" },
+        youHost && info.phase === "finished"
+          ? button("Rematch", () => intents.send({ type: "rematch" }), { class: "primary", "data-rematch": "" })
+          : null,
+        button("New game", intents.goHome, { "data-new-game": "" }),
+        button("See the table", () => intents.setRoomUi({ resultsHidden: true }), { key: "hide-results" }),
+      ),
     ),
-    info.phase !== "finished"
-      ? null
-      : youHost
-        ? h(
-            "div",
-            { class: "rematch" },
-            game
-              ? h(
-                  "details",
-                  { class: "options", key: "rematch-options" },
-                  h("summary", null, "Options for the rematch"),
-                  optionsFields(game.options, info.options, (name, value) => intents.send({ type: "options", options: { [name]: value } })),
-                  timerField(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value })),
-                )
-              : null,
-            button("Rematch", () => intents.send({ type: "rematch" }), { class: "primary", "data-rematch": "" }),
-          )
-        : h("p", null, ctx.spectator ? "The host may start a rematch." : "Waiting for the host to start a rematch."),
   );
 }
 
+/** The server's reason may name seats ("Seat 3 reached 99 points"): say their names. */
+function namedReason(reason, info) {
+  return String(reason || "").replace(/\bSeat (\d+)\b/g, (all, n) => {
+    const seat = info.seats[Number(n) - 1];
+    return seat ? seat.name : all;
+  });
+}
+
 function turnBanner(view, gameModule, ctx) {
-  if (view.over) return h("p", { class: "turn-banner over", "data-turn": "over", role: "status" }, "The game is over.");
+  if (view.over) return h("p", { class: "turn-banner over", "data-turn": "over", role: "status", tabindex: -1 }, "The game is over.");
   const mine = !ctx.spectator && (view.legal || []).some((a) => a.type !== "undo");
   const undo = !ctx.spectator && (view.legal || []).some((a) => a.type === "undo");
   const banner = mine
     ? h(
         "p",
-        { class: "turn-banner mine", "data-turn": "mine", role: "status" },
+        { class: "turn-banner mine", "data-turn": "mine", role: "status", tabindex: -1 },
         h("strong", null, "Your turn. "),
         gameModule.prompt(view, ctx),
       )
     : h(
         "p",
-        { class: "turn-banner", "data-turn": "other", role: "status" },
+        { class: "turn-banner", "data-turn": "other", role: "status", tabindex: -1 },
         gameModule.waiting(view, ctx) || "Waiting…",
         undo ? ` ${gameModule.prompt(view, ctx)}` : "",
       );
@@ -360,6 +494,78 @@ function coveredNote(room, intents) {
   );
 }
 
+/** The other players, across the top: name, presence, turn mark, clock, the game's facts. */
+function stripView(model, ctx, gameModule, view) {
+  const info = model.room.state.room;
+  const others = info.seats.map((seat, index) => ({ seat, index })).filter(({ index }) => index !== ctx.you);
+  return h(
+    "ul",
+    { class: "table-strip", "aria-label": ctx.spectator ? "Players" : "Other players", key: "strip" },
+    others.map(({ seat, index }) => {
+      const status = seatStatus(seat);
+      const turn = Boolean(view && view.to_act.includes(index) && !view.over);
+      const timed = turn && !seat.bot && !seat.away && ctx.deadlineAt !== null;
+      let facts = null;
+      try {
+        if (view && gameModule && gameModule.seat) facts = gameModule.seat(view, index, ctx);
+        else if (view && gameModule && gameModule.facts) facts = h("span", { class: "muted" }, gameModule.facts(view, index));
+      } catch (error) {
+        console.error("could not draw a seat", error);
+      }
+      return h(
+        "li",
+        { class: ["strip-seat", turn && "turn", status], key: `o${seat.id}`, "data-seat": String(index) },
+        h(
+          "div",
+          { class: "strip-head" },
+          h("span", { class: ["presence", status], "aria-hidden": "true" }),
+          h("span", { class: "seat-name", title: seat.name }, seat.name),
+          status === "online" ? null : h("span", { class: "visually-hidden" }, ` (${status})`),
+          turn ? h("span", { class: "turn-mark", title: "to play" }, h("span", { "aria-hidden": "true" }, "▶"), h("span", { class: "visually-hidden" }, " to play")) : null,
+        ),
+        timed ? h("span", { class: "strip-timer" }, countdown(ctx.deadlineAt)) : null,
+        facts ? h("div", { class: "strip-facts" }, facts) : null,
+      );
+    }),
+  );
+}
+
+/** A game module's table as the four regions; an older module's single Node is the middle. */
+function tableParts(drawn) {
+  if (!drawn || drawn instanceof Node || Array.isArray(drawn) || typeof drawn !== "object" || !("middle" in drawn)) {
+    return { middle: drawn || null, tray: null, moves: null, hint: null };
+  }
+  return drawn;
+}
+
+/** On a portrait phone the side things are sheets, opened from this bar. */
+function sideBar(model, intents, ctx) {
+  const room = model.room;
+  const unread = room.unread || 0;
+  const open = (name) => () => intents.openSheet(room.ui.sheet === name ? null : name);
+  const item = (name, text, extra = null, props = {}) =>
+    button([text, extra], open(name), {
+      key: `open-${name}`,
+      class: ["bar-button", room.ui.sheet === name && "open"],
+      "aria-expanded": room.ui.sheet === name ? "true" : "false",
+      ...props,
+    });
+  return h(
+    "nav",
+    { class: "side-bar", "aria-label": "Table menu" },
+    item("players", "Players"),
+    item(
+      "chat",
+      "Chat",
+      unread ? h("span", { class: "unread", "data-unread": String(unread), "aria-hidden": "true" }, String(unread)) : null,
+      { "aria-label": unread ? `Chat, ${unread} unread` : "Chat" },
+    ),
+    item("log", "Log"),
+    button("Rules", () => intents.openSheet("howto"), { key: "open-howto-bar", class: "bar-button", "aria-label": "How to play" }),
+    ctx.spectator ? null : item("invite", "Invite"),
+  );
+}
+
 function tableView(model, intents) {
   const room = model.room;
   const state = room.state;
@@ -367,15 +573,34 @@ function tableView(model, intents) {
   const gameModule = loadedGame(state.room.game);
   const ctx = gameContext(model, intents);
   const me = state.you === null ? null : state.room.seats[state.you];
-  let main;
+  let parts = { middle: null, tray: null, moves: null, hint: null };
+  let banner = null;
+  let results = null;
   if (!view || (!gameModule && knownGame(state.room.game))) {
-    main = h("p", null, "Setting up the table…");
+    parts.middle = h("p", null, "Setting up the table…");
   } else if (!gameModule) {
-    main = h("p", { class: "error" }, `This client cannot draw the game "${state.room.game}" yet.`);
+    parts.middle = h("p", { class: "error" }, `This client cannot draw the game "${state.room.game}" yet.`);
   } else {
-    main = [
-      turnBanner(view, gameModule, ctx),
-      view.over && view.result ? resultsView(model, intents, view, gameModule, ctx) : null,
+    banner = turnBanner(view, gameModule, ctx);
+    results = view.over && view.result ? resultsView(model, intents, view, gameModule, ctx) : null;
+    parts = tableParts(gameModule.table(view, ctx));
+  }
+  const latest = room.log.length ? room.log[room.log.length - 1] : null;
+  const sheet = room.ui.sheet && room.ui.sheet !== "howto" ? room.ui.sheet : null;
+  return h(
+    "div",
+    { class: "table-layout", "data-sheet": sheet, key: "table-layout" },
+    h(
+      "div",
+      { class: "table-area", "aria-busy": room.busy ? "true" : "false", tabindex: -1, "aria-label": "The table", key: "table-area" },
+      stripView(model, ctx, gameModule, view),
+      // The live region below reads each new line out; the ticker only shows the latest.
+      h(
+        "p",
+        { class: "ticker", "data-ticker": "", role: "status", "aria-live": "off", key: latest ? `t${latest.id}` : "t0" },
+        latest ? latest.text : "",
+      ),
+      banner,
       coveredNote(room, intents),
       me && me.away
         ? h(
@@ -387,22 +612,33 @@ function tableView(model, intents) {
           )
         : null,
       ctx.spectator ? h("p", { class: "spectating" }, "You are watching this game.") : null,
-      gameModule.table(view, ctx),
-    ];
-  }
-  return h(
-    "div",
-    { class: "table-layout" },
-    h("div", { class: "table-main", "aria-busy": room.busy ? "true" : "false" }, main),
+      h("div", { class: "table-middle", key: "middle" }, parts.middle),
+      h(
+        "div",
+        { class: ["tray", ctx.spectator && "spectator"], key: "tray" },
+        h("p", { class: "tray-hint", key: "hint" }, parts.hint || ""),
+        h(
+          "div",
+          { class: "tray-moves", key: "moves" },
+          view && view.over && room.ui.resultsHidden
+            ? button("Show the results", () => intents.setRoomUi({ resultsHidden: false }), { class: "primary", key: "show-results" })
+            : parts.moves,
+        ),
+        h("div", { class: "tray-hand", key: "hand" }, parts.tray),
+      ),
+    ),
+    sideBar(model, intents, ctx),
     h(
       "aside",
-      { class: "table-side", "aria-label": "Players and chat" },
+      { class: "table-side", "aria-label": "Players, chat and the game log", key: "side", onkeydown: (e) => e.key === "Escape" && intents.closeSheet() },
+      h("div", { class: "side-tools" }, howToButton(intents)),
       playersPanel(model, intents, ctx, gameModule, view),
       chatPanel(model, intents),
-      leaveBox(model, intents),
-      h("details", { class: "panel invite", key: "invite" }, h("summary", null, "Invite or share"), shareBox(model, intents)),
+      logPanel(model, intents),
+      ctx.spectator ? null : invitePanel(model, intents),
     ),
-    h("p", { class: "visually-hidden", "aria-live": "polite" }, room.announce || ""),
+    results,
+    h("p", { class: "visually-hidden", "aria-live": "polite", key: "announce" }, room.announce || ""),
   );
 }
 
@@ -435,11 +671,11 @@ export function roomView(model, intents) {
     body = h(
       "div",
       { class: "lobby-layout" },
-      lobbyView(model, intents),
+      lobbyView(model, intents, howToButton(intents)),
       h("aside", { class: "lobby-chat" }, chatPanel(model, intents), leaveBox(model, intents)),
     );
   } else body = tableView(model, intents);
-  return [error, body];
+  return [error, body, screen === "lobby" || screen === "table" ? howToSheet(model, intents) : null];
 }
 
 const STATUS_TEXT = {
