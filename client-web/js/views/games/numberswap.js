@@ -23,6 +23,11 @@ export function numeral(value) {
   return value < 0 ? `−${-value}` : String(value);
 }
 
+/** "a 7", "an 8", "an 11", "a −2". */
+function aCard(value) {
+  return `${value === 8 || value === 11 ? "an" : "a"} ${numeral(value)}`;
+}
+
 function columnOf(pos) {
   return Math.floor(pos / ROWS) + 1;
 }
@@ -426,25 +431,26 @@ function hint(view, ctx) {
   const step = stepOf(view, ctx);
   const top = view.discard_top === null ? "" : numeral(view.discard_top);
   switch (step) {
+    // Short: one line on a phone.
     case "flip-first":
-      return "Tap two of your cards to turn them up: everyone does it at once.";
+      return "Tap two cards to turn them up.";
     case "flip-second":
-      return "Now tap a second card to turn up.";
+      return "Now tap a second card.";
     case "start":
-      return `Tap the ${top} to take it, or draw a card. Low cards are good.`;
+      return `Take the ${top} or draw: low cards are good.`;
     case "take":
-      return `Tap the card of your grid that the ${top} replaces.`;
+      return `Tap the card the ${top} replaces.`;
     case "swap":
-      return `You drew a ${numeral(view.drawn)}: tap the card it replaces, or discard it.`;
+      return `Tap the card the ${numeral(view.drawn)} replaces, or discard it.`;
     case "discard":
       return "Tap a face-down card to turn it up.";
     case "undo":
-      return "You may take back your move until the next player moves.";
+      return "Undo is open until the next player moves.";
     case "next":
-      return "Look at the grids, then tap Next round.";
+      return "Read the scores, then tap Next round.";
     default:
-      if (view.phase === "round_end") return "The next round starts when everyone is ready.";
-      return "Three equal face-up cards in a column vanish.";
+      if (view.phase === "round_end") return "Next round starts when all are ready.";
+      return "Three equal cards in a column vanish.";
   }
 }
 
@@ -469,9 +475,9 @@ export function seat(view, s, ctx) {
   let score;
   if (scored) {
     const doubled = s === last.ender && last.doubled;
-    score = `round ${doubled ? `${last.raw_scores[s]}×2=${last.scores[s]}` : last.scores[s]} · total ${p.total}`;
+    score = [`+${doubled ? `${last.raw_scores[s]}×2` : last.scores[s]}`, `total ${p.total}`];
   } else {
-    score = `showing ${p.showing} · total ${p.total}`;
+    score = [`shows ${p.showing}`, `total ${p.total}`];
   }
   const tag =
     view.phase === "round_end"
@@ -496,7 +502,7 @@ export function seat(view, s, ctx) {
     h(
       "span",
       { class: "ns-seat-facts" },
-      h("span", { class: "ns-seat-score", "data-anim": `score-${s}` }, score),
+      h("span", { class: "ns-seat-score", "data-anim": `score-${s}` }, h("span", null, score[0]), " · ", h("span", null, score[1])),
       tag ? h("span", { class: ["ns-seat-tag", tag === "ended the round" && "warn"] }, tag) : null,
     ),
   );
@@ -510,17 +516,17 @@ export function eventText(event, who, ctx) {
   const name = seatOf === null || seatOf === undefined ? "Someone" : ctx.names(seatOf);
   switch (event.type) {
     case "flipped_initial":
-      return `${name} turned up ${listNames(event.cards.map((c) => `a ${numeral(c)}`))}`;
+      return `${name} turned up ${listNames(event.cards.map(aCard))}`;
     case "took_discard":
       return `${name} took the ${numeral(event.card)} → column ${columnOf(event.position)}`;
     case "drew":
-      return `${name} drew a ${numeral(event.card)}`;
+      return `${name} drew ${aCard(event.card)}`;
     case "swapped_drawn":
       return `${name} put the ${numeral(event.card)} → column ${columnOf(event.position)}`;
     case "discarded_drawn":
       return `${name} threw the ${numeral(event.card)} away`;
     case "turned_up":
-      return `${name} turned up a ${numeral(event.card)}`;
+      return `${name} turned up ${aCard(event.card)}`;
     case "column_cleared":
       return `Column cleared! ${name}'s three ${numeral(event.value)}s are gone`;
     case "last_turns":
@@ -720,12 +726,12 @@ function sampleGrid(cells, label) {
 
 /** The "How to play" sheet (docs/rules/numberswap.md in players' words), with card pictures. */
 export function howTo(ctx) {
-  const target = ctx && ctx.target ? ctx.target : 100;
+  // The frame's ctx carries no view: say the default and that the host may change it.
+  const target = "100 (or the host's target)";
   return h(
     "div",
     { class: "ns-howto" },
-    h("h2", null, "How to play Number Swap"),
-    h("p", null, `Keep the total of your 12 cards low. After each round your score is added up; when someone reaches ${target}, the lowest total wins.`),
+    h("p", null, `Keep the total of your 12 cards low. After each round your cards are added to your total; when someone's total reaches ${target}, the lowest total wins.`),
     h("h3", null, "The cards"),
     cardRow([-2, -1, 0, 3, 7, 12], "from −2 to 12: low is good"),
     h("h3", null, "Start of a round"),
