@@ -261,7 +261,7 @@ def test_the_results_name_every_player_round_by_round(person: Make, size: str) -
     play_to_the_end("numberswap", [ana])
     names = [row[1] for row in ana.results()]
     assert sorted(names) == ["Ana", "Bot 1"]
-    heads = ana.page.locator("[data-results] .ns-summary thead th").all_inner_texts()
+    heads = ana.page.locator("[data-results] .ns-summary [role=columnheader]").all_inner_texts()
     assert heads == ["Round", "Ana", "Bot 1"]
     assert "Seat" not in ana.page.locator("[data-results]").inner_text()
     _no_sideways_scroll(ana.page)

@@ -673,31 +673,35 @@ export function waiting(view, ctx) {
 
 // -- results ------------------------------------------------------------------------------------------
 
-/** For the results overlay: the score of every round, by name, and the totals. */
+/** For the results overlay: the score of every round, by name, and the totals. Drawn as an
+ * ARIA table of plain elements: the overlay's own <table> is the standings (tests/browser
+ * pages.py reads it), this one must not be taken for it. */
 export function summary(view, ctx) {
   if (!view.history || !view.history.length) return null;
   const last = view.last_round;
   const explained = last ? scoreWords(last, last.ender, ctx) : null;
+  const cell = (role, text, props = {}) => h("span", { role, ...props }, text);
+  const row = (key, cls, head, values) =>
+    h("div", { role: "row", key, class: ["ns-sum-row", cls] }, cell("rowheader", head), values.map((v, i) => cell("cell", String(v), { key: `v${i}` })));
   return h(
     "section",
-    { class: "ns-summary", key: "ns-summary", "aria-label": "Scores by round" },
-    h("h3", null, "Scores by round"),
+    { class: "ns-summary", key: "ns-summary", "aria-labelledby": "ns-summary-title" },
+    h("h3", { id: "ns-summary-title" }, "Scores by round"),
     explained ? h("p", { class: "ns-explain" }, `Last round: ${explained}.`) : null,
     h(
       "div",
-      { class: "table-scroll" },
+      { class: "ns-sum-scroll" },
       h(
-        "table",
-        null,
-        h("thead", null, h("tr", null, h("th", { scope: "col" }, "Round"), view.players.map((p) => h("th", { key: p.seat, scope: "col" }, ctx.names(p.seat))))),
+        "div",
+        { role: "table", class: "ns-sum", "aria-labelledby": "ns-summary-title", style: `--cols: ${view.players.length}` },
         h(
-          "tbody",
-          null,
-          view.history.map((scores, i) =>
-            h("tr", { key: `h${i}` }, h("th", { scope: "row" }, String(i + 1)), scores.map((sc, s) => h("td", { key: s }, String(sc)))),
-          ),
-          h("tr", { class: "totals" }, h("th", { scope: "row" }, "Total"), view.players.map((p) => h("td", { key: p.seat }, String(p.total)))),
+          "div",
+          { role: "row", class: "ns-sum-row head", key: "head" },
+          cell("columnheader", "Round"),
+          view.players.map((p) => cell("columnheader", ctx.names(p.seat), { key: `n${p.seat}`, class: "ns-sum-name" })),
         ),
+        view.history.map((scores, i) => row(`h${i}`, null, String(i + 1), scores)),
+        row("total", "totals", "Total", view.players.map((p) => p.total)),
       ),
     ),
   );
