@@ -245,7 +245,7 @@ def test_the_round_end_waits_for_next_round(person: Make, size: str, tmp_path: P
     ana.screenshot(shot)
     version = ana.version
     next_round.click()
-    page.get_by_text("Waiting for Ben…").wait_for()
+    page.locator(MOVES).get_by_text("Waiting for Ben…").wait_for()
     ben.page.locator(".ns-reveal-row", has_text="Ana").locator("[data-ready]").wait_for()
     assert ana.version > version and reveal.is_visible(), "the reveal stays until all are ready"
     ben.page.locator("#app [data-legal=next]").click()
@@ -265,3 +265,29 @@ def test_the_results_name_every_player_round_by_round(person: Make, size: str) -
     assert heads == ["Round", "Ana", "Bot 1"]
     assert "Seat" not in ana.page.locator("[data-results]").inner_text()
     _no_sideways_scroll(ana.page)
+
+
+CONTRAST = """els => els.map(el => {
+  const rgb = s => s.match(/[\\d.]+/g).map(Number);
+  const lum = ([r, g, b]) => [r, g, b].map(c => c / 255)
+    .map(c => c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)
+    .reduce((sum, c, i) => sum + c * [0.2126, 0.7152, 0.0722][i], 0);
+  let back = el;
+  while (back && rgb(getComputedStyle(back).backgroundColor).length > 3
+         && rgb(getComputedStyle(back).backgroundColor)[3] === 0) back = back.parentElement;
+  const bg = back ? rgb(getComputedStyle(back).backgroundColor) : [255, 255, 255];
+  const [a, b] = [lum(rgb(getComputedStyle(el).color)), lum(bg)].sort((x, y) => y - x);
+  return [el.textContent.trim(), (a + 0.05) / (b + 0.05)];
+})"""
+
+
+def test_card_faces_and_table_words_have_contrast(person: Make, size: str) -> None:
+    ana, _ = _two_at_table(person, size)
+    page = ana.page
+    words = ".pile-label, .ns-status, .ns-seat-facts span, .tray-hint"
+    checked = page.locator(words).evaluate_all(CONTRAST)
+    page.get_by_role("button", name="How to play").first.click()
+    checked += page.locator(".ns-howto .ns-card .ns-value").evaluate_all(CONTRAST)
+    assert len(checked) > 10
+    low = [(text, round(ratio, 2)) for text, ratio in checked if ratio < 4.5]
+    assert not low, f"text below 4.5:1: {low}"

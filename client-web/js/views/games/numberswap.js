@@ -352,11 +352,8 @@ function reveal(view, ctx) {
           h(
             "div",
             { class: "ns-reveal-score" },
-            h(
-              "span",
-              { class: ["ns-round-score", doubled && "doubled"], "data-anim": `round-${seat}` },
-              doubled ? `${last.raw_scores[seat]} × 2 = ${last.scores[seat]}` : `${last.scores[seat]}`,
-            ),
+            h("span", { class: ["ns-round-score", doubled && "doubled"], "data-anim": `round-${seat}` }, numeral(last.scores[seat])),
+            doubled ? h("span", { class: "ns-doubling" }, `${last.raw_scores[seat]} × 2`) : null,
             h("span", { class: "ns-total" }, `total ${p.total}`),
           ),
         );
@@ -365,8 +362,12 @@ function reveal(view, ctx) {
   );
 }
 
+function atEnd(view) {
+  return view.phase === "round_end" || Boolean(view.over && view.last_round);
+}
+
 function middle(view, ctx) {
-  if (view.phase === "round_end" || (view.over && view.last_round)) {
+  if (atEnd(view)) {
     return h("div", { class: "ns-table ns-middle at-end" }, statusLine(view, ctx), reveal(view, ctx));
   }
   return h(
@@ -457,7 +458,9 @@ function hint(view, ctx) {
 export function table(view, ctx) {
   return {
     middle: middle(view, ctx),
-    tray: ctx.spectator || !view.players[ctx.you] ? null : myGrid(view, ctx),
+    // At a round end (and the game's end) my grid is one row of the reveal, beside everyone's:
+    // the tray keeps only the hint and Next round, and the reveal gets the screen.
+    tray: ctx.spectator || !view.players[ctx.you] || atEnd(view) ? null : myGrid(view, ctx),
     moves: moves(view, ctx),
     hint: hint(view, ctx),
   };
@@ -662,7 +665,8 @@ export function facts(view, s) {
 export function waiting(view, ctx) {
   const names = (view.to_act || []).filter((s) => s !== ctx.you).map(ctx.names);
   if (view.phase === "round_end") {
-    return names.length ? `Round ${view.last_round ? view.last_round.round : ""} is over. Waiting for ${listNames(names)}…` : "Dealing the next round…";
+    const round = view.last_round ? `Round ${view.last_round.round} is over` : "The round is over";
+    return names.length ? `${round}: ${listNames(names)} to press Next round.` : `${round}: dealing the next one.`;
   }
   if (view.phase === "choose") {
     return names.length ? `Waiting for ${listNames(names)} to turn up two cards.` : "";
