@@ -405,8 +405,8 @@ function moves(view, ctx) {
     // Both ways of using the drawn card, side by side, the current one pressed.
     if (L.swaps.length && L.discards.length) {
       items.push(
-        moveButton("Swap with a card", () => ctx.setUi({ mode: null }), { key: "m-swap", "data-legal": step === "swap" ? null : "mode", "aria-pressed": step === "swap" ? "true" : "false" }, ctx),
-        moveButton("Discard and turn one up", () => ctx.setUi({ mode: "flip" }), { key: "m-flip", "data-legal": step === "discard" ? null : "mode", "aria-pressed": step === "discard" ? "true" : "false" }, ctx),
+        moveButton("Swap a card", () => ctx.setUi({ mode: null }), { key: "m-swap", "data-legal": step === "swap" ? null : "mode", "aria-pressed": step === "swap" ? "true" : "false" }, ctx),
+        moveButton("Discard, turn one up", () => ctx.setUi({ mode: "flip" }), { key: "m-flip", "data-legal": step === "discard" ? null : "mode", "aria-pressed": step === "discard" ? "true" : "false" }, ctx),
       );
     }
   }
