@@ -29,8 +29,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-PHONE = {"width": 375, "height": 740}
-DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 375, "height": 812}
+DESKTOP = {"width": 1280, "height": 800}
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import ConsoleMessage, Error, Page
+from playwright.sync_api import ConsoleMessage, Error, Locator, Page
 
 #: What a player clicks first when it is their turn, per game: the first control of the first
 #: selector that matches. Moves that make progress come first, so every game ends.
@@ -154,6 +154,30 @@ class Person:
             "n => document.querySelectorAll('.seat').length === n", arg=count
         )
 
+    # -- the table's side things: a column on a desktop, sheets on a portrait phone ------------
+
+    def wide(self) -> bool:
+        """Whether the side things have a column of their own (no sheets)."""
+        return not self.page.locator(".side-bar").is_visible()
+
+    def open_sheet(self, name: str) -> None:
+        """Open the players/chat/log/invite sheet on a phone (a desktop shows them all)."""
+        if self.page.locator(f'.table-layout[data-sheet="{name}"]').count() or self.wide():
+            return
+        self.page.locator(f'.side-bar [data-key="open-{name}"]').click()
+        self.page.locator(f'.table-layout[data-sheet="{name}"]').wait_for()
+
+    def close_sheet(self) -> None:
+        sheet = self.page.locator(".table-layout[data-sheet] .table-side .sheet-close:visible")
+        if sheet.count():
+            sheet.first.click()
+            self.page.locator(".table-layout[data-sheet]").wait_for(state="detached")
+
+    def players(self) -> Locator:
+        """The players list (with the host's seat actions), opened if it is a sheet."""
+        self.open_sheet("players")
+        return self.page.locator(".player-list")
+
     def click(self, name: str) -> None:
         self.page.get_by_role("button", name=name, exact=True).click()
 
@@ -170,6 +194,7 @@ class Person:
         """When it is my turn, click the first preferred legal control; False if not my turn."""
         if not self.my_turn():
             return False
+        self.close_sheet()  # a sheet over the table would take the click
         for selector in PREFERENCES[game]:
             control = self.page.locator(f"#app {selector}:not([disabled])").first
             if control.count():

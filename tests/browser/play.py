@@ -24,6 +24,16 @@ def screenshot_dir(tmp: Path) -> Path:
     return (ROOT / chosen) if chosen else tmp
 
 
+def results_shots(game: str, tmp: Path, phone: Person, desktop: Person) -> dict[str, Path]:
+    """Where ``play_to_the_end(shoot_results=…)`` puts each page's results screen:
+    ``<game>-results-phone.png`` and ``<game>-results-desktop.png``."""
+    folder = screenshot_dir(tmp)
+    return {
+        phone.name: folder / f"{game}-results-phone.png",
+        desktop.name: folder / f"{game}-results-desktop.png",
+    }
+
+
 def wait_for_news(players: list[Person], versions: list[int]) -> None:
     """Nobody could move at ``versions``: wait for the page that is behind to catch up or, when
     all agreed, for the next change (a bot's move) to reach the first page."""
@@ -39,12 +49,14 @@ def play_to_the_end(
     at_step: dict[int, Callable[[], None]] | None = None,
     shoot: dict[str, Path] | None = None,
     shoot_after: int = 8,
+    shoot_results: dict[str, Path] | None = None,
 ) -> int:
     """Drive ``players`` until every page shows the game over; returns the number of clicks.
 
     ``at_step[n]`` runs once after the n-th click (a reload, say). ``shoot`` maps a player's
     name to a screenshot path, taken the first time that player is mid-turn (something chosen,
-    the move not yet made) after ``shoot_after`` clicks.
+    the move not yet made) after ``shoot_after`` clicks; ``shoot_results`` likewise, of the
+    results over the table once the game is over (see ``results_shots``).
     """
     hooks = dict(at_step or {})
     shots = dict(shoot or {})
@@ -77,6 +89,10 @@ def play_to_the_end(
     for person, path in shots.items():
         # The game ended before that person was mid-turn: show the final table instead.
         next(p for p in players if p.name == person).screenshot(path)
+    for name, path in (shoot_results or {}).items():
+        someone = next(p for p in players if p.name == name)
+        someone.page.locator("[data-results]").wait_for()
+        someone.screenshot(path)
     return clicks
 
 

@@ -73,9 +73,10 @@ def play_until(players: list[Person], done: Callable[[], bool], limit: int = 80)
 
 
 def row(person: Person, name: str) -> Locator:
-    """The players list entry of ``name`` on ``person``'s page."""
+    """The players list entry of ``name`` on ``person``'s page (a sheet on a phone: opened)."""
+    players = person.players()
     name_of = person.page.locator(".seat-name", has_text=name)
-    return person.page.locator(".player-list li", has=name_of)
+    return players.locator("li", has=name_of)
 
 
 # -- tests --------------------------------------------------------------------------------------
@@ -94,7 +95,8 @@ def test_a_friend_who_closes_the_tab_on_their_turn_is_covered_by_a_bot_and_gets_
     ana.wait_version_above(version, timeout=TAKEOVER_MS)
     expect(row(ana, "Ben").locator(".badge.away")).to_be_visible(timeout=TAKEOVER_MS)
     ana.page.wait_for_function("() => document.body.dataset.myTurn === 'true'", timeout=TAKEOVER_MS)
-    assert ana.page.locator(".ns-player", has_text="Ben").locator(".recent").count() == 1
+    # Across the top of her table, Ben's seat says he is away.
+    assert ana.page.locator(".table-strip .strip-seat.away", has_text="Ben").count() == 1
     # Ana plays on; Ben's next turn goes to the bot at once.
     play_until([ana], lambda: not ana.my_turn())
     ana.page.wait_for_function("() => document.body.dataset.myTurn === 'true'", timeout=TAKEOVER_MS)
@@ -124,6 +126,7 @@ def test_the_host_lets_a_bot_play_for_an_absent_friend_then_removes_them_after_c
     ana, ben = person("Ana"), person("Ben")
     start_two(ana, ben)
     # Ben is at the table but not playing: the host hands his seat to a bot, by keyboard.
+    ana.players()
     let = ana.page.get_by_role("button", name="Let a bot play for Ben")
     let.focus()
     ana.page.keyboard.press("Enter")

@@ -113,7 +113,9 @@ function seatActions(model, intents, seat) {
     const words = SEAT_ACTIONS[what];
     const key = `${what}-${seat.id}`;
     const escape = (e) => {
-      if (e.key === "Escape") cancel(key);
+      if (e.key !== "Escape") return;
+      e.preventDefault(); // this Escape takes back the question, it does not close the sheet
+      cancel(key);
     };
     return h(
       "div",
@@ -304,6 +306,20 @@ function leaveBox(model, intents) {
   return h("div", { class: "button-row leave" }, button("Leave the room", () => intents.setRoomUi({ confirmLeave: true })));
 }
 
+// Handlers in blocks: an `on…` property that returns false cancels the event (Enter on a
+// button would no longer press it).
+function closeOnEscape(intents) {
+  return (e) => {
+    if (e.key === "Escape" && !e.defaultPrevented) intents.closeSheet();
+  };
+}
+
+function closeOnBackdrop(intents) {
+  return (e) => {
+    if (e.target === e.currentTarget) intents.closeSheet();
+  };
+}
+
 /** The "How to play" sheet (lobby and table): the game module's own words, over the page. */
 function howToSheet(model, intents) {
   const room = model.room;
@@ -319,7 +335,7 @@ function howToSheet(model, intents) {
   const game = model.gameInfo;
   return h(
     "div",
-    { class: "sheet-backdrop", key: "howto-sheet", onclick: (e) => e.target === e.currentTarget && intents.closeSheet() },
+    { class: "sheet-backdrop", key: "howto-sheet", onclick: closeOnBackdrop(intents) },
     h(
       "section",
       {
@@ -328,7 +344,7 @@ function howToSheet(model, intents) {
         "aria-modal": "true",
         "aria-labelledby": "howto-title",
         "data-panel": "howto",
-        onkeydown: (e) => e.key === "Escape" && intents.closeSheet(),
+        onkeydown: closeOnEscape(intents),
       },
       sheetHead(
         intents,
@@ -630,7 +646,7 @@ function tableView(model, intents) {
     sideBar(model, intents, ctx),
     h(
       "aside",
-      { class: "table-side", "aria-label": "Players, chat and the game log", key: "side", onkeydown: (e) => e.key === "Escape" && intents.closeSheet() },
+      { class: "table-side", "aria-label": "Players, chat and the game log", key: "side", onkeydown: closeOnEscape(intents) },
       h("div", { class: "side-tools" }, howToButton(intents)),
       playersPanel(model, intents, ctx, gameModule, view),
       chatPanel(model, intents),
