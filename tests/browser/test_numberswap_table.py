@@ -291,3 +291,32 @@ def test_card_faces_and_table_words_have_contrast(person: Make, size: str) -> No
     assert len(checked) > 10
     low = [(text, round(ratio, 2)) for text, ratio in checked if ratio < 4.5]
     assert not low, f"text below 4.5:1: {low}"
+
+
+RECORD_MOTION = """() => { window.__moved = [];
+  const animate = Element.prototype.animate;
+  Element.prototype.animate = function (...args) {
+    window.__moved.push(this.dataset.anim || this.className);
+    return animate.apply(this, args);
+  }; }"""
+
+
+def test_a_move_animates_on_the_other_players_page(person: Make, size: str) -> None:
+    ana, ben = _two_at_table(person, size)
+    me = _turn_start([ana, ben])
+    other = ben if me is ana else ana
+    other.page.evaluate(RECORD_MOTION)
+    version = other.version
+    me.page.locator("#app [data-legal=draw]").click()
+    other.wait_version_above(version)
+    other.page.wait_for_function("() => window.__moved.includes('drawn')")
+    version = other.version
+    cell = me.page.locator("#app [data-legal=cell]").nth(5)
+    pos = cell.get_attribute("data-pos")
+    cell.click()
+    other.wait_version_above(version)
+    # The drawn card flies into the mover's mini grid in the strip; the old card to the pile.
+    other.page.wait_for_function(
+        "name => window.__moved.includes(name) && window.__moved.includes('discard')",
+        arg=f"mini-{me.seat}-{pos}",
+    )
