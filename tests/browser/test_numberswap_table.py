@@ -9,12 +9,13 @@ moves unless a page clicks); a bot where a test needs someone who is ready at on
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Error, Page
+from playwright.sync_api import Error, Page, WebSocketRoute
 
 from tests.browser.pages import Person
 from tests.browser.play import play_to_the_end, screenshot_dir, wait_for_news
@@ -320,3 +321,42 @@ def test_a_move_animates_on_the_other_players_page(person: Make, size: str) -> N
         "name => window.__moved.includes(name) && window.__moved.includes('discard')",
         arg=f"mini-{me.seat}-{pos}",
     )
+
+
+def test_the_move_in_flight_says_sending_and_the_grid_stays_legible(
+    person: Make, size: str
+) -> None:
+    ana, ben = _sized(person, "Ana", size), person("Ben", phone=False)
+    link: dict[str, object] = {"hold": False, "held": [], "server": None}
+
+    def through(page_side: WebSocketRoute) -> None:
+        server_side = page_side.connect_to_server()
+        link["server"] = server_side
+
+        def up(message: str | bytes) -> None:
+            if link["hold"]:
+                link["held"].append(message)  # type: ignore[attr-defined]
+            else:
+                server_side.send(message)
+
+        page_side.on_message(up)
+        server_side.on_message(page_side.send)
+
+    ana.page.route_web_socket(re.compile(r"/ws/"), through)
+    _start(ana, [ben])
+    page = ana.page
+    page.locator("#app [data-legal=cell]").first.click()
+    paint = _paint(page, "#app .tray-hand .ns-card:not(.selected)")
+    link["hold"] = True
+    page.locator("#app [data-legal=cell]:not(.selected)").first.click()
+    # Ana's two cards are on their way: each says so; the rest of the grid keeps its look.
+    page.locator(".tray-hand .is-sending .sending").first.wait_for()
+    assert page.locator(".tray-hand .is-sending .sending").count() == 2
+    assert page.locator(".tray-hand .sending").first.inner_text() == "sending…"
+    assert _paint(page, "#app .tray-hand .ns-card:not(.is-sending)") == paint
+    version = ana.version
+    link["hold"] = False
+    for message in link["held"]:  # type: ignore[attr-defined]
+        link["server"].send(message)  # type: ignore[attr-defined]
+    ana.wait_version_above(version)
+    page.locator(".tray-hand .sending").first.wait_for(state="detached")
