@@ -428,7 +428,7 @@ function moves(view, ctx) {
 }
 
 function hint(view, ctx) {
-  if (ctx.spectator) return null;
+  if (ctx.spectator || view.over) return null;
   const step = stepOf(view, ctx);
   const top = view.discard_top === null ? "" : numeral(view.discard_top);
   switch (step) {
