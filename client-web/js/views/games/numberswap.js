@@ -743,7 +743,7 @@ export function howTo(ctx) {
     h("h3", null, "The cards"),
     cardRow([-2, -1, 0, 3, 7, 12], "from −2 to 12: low is good"),
     h("h3", null, "Start of a round"),
-    h("p", null, "Everyone gets 12 face-down cards and turns up any two, all at once. Nobody, not even you, knows the others."),
+    h("p", null, "Everyone gets 12 face-down cards and turns up any two, all at the same time. The other ten stay hidden, even from you."),
     sampleGrid([null, 5, null, null, null, null, 9, null, null, null, null, null], "a grid with a 5 and a 9 turned up"),
     h("h3", null, "Your turn: one of"),
     h(
