@@ -41,7 +41,6 @@ let errorCount = 0;
 let noteCount = 0;
 let countdownTimer = null;
 let lineCount = 0;
-let wasMyTurn = false;
 
 // -- drawing --------------------------------------------------------------------------------------
 
@@ -99,8 +98,11 @@ function render() {
   body.game = room && room.state ? room.state.room.game : "";
   document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
   setFavicon(myTurn);
-  if (myTurn && !wasMyTurn) turnAlert();
-  wasMyTurn = myTurn;
+  // Only when the turn comes while the page looks on, not on entering (a reload, a link).
+  if (room && room.state) {
+    if (myTurn && room.myTurn === false) turnAlert();
+    room.myTurn = myTurn;
+  }
   tickCountdowns();
 }
 
@@ -283,6 +285,8 @@ function newRoom(code) {
     busy: false,
     // The action in flight (ctx.pending), until the server answers.
     pending: null,
+    // Whether it was your turn at the last drawing (null: not drawn yet), for the turn alert.
+    myTurn: null,
     error: null,
     legalKey: "",
     ui: { game: {}, copied: false, confirmLeave: false, confirm: null, sheet: null, resultsHidden: false },

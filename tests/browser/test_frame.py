@@ -263,6 +263,31 @@ def test_the_title_and_the_icon_say_when_it_is_your_turn(person: Make) -> None:
     assert "circle" not in (icon.get_attribute("href") or "")
 
 
+def test_the_turn_alert_is_off_by_default_remembered_and_buzzes_when_the_turn_comes(
+    person: Make,
+) -> None:
+    ana = person("Ana")
+    ana.page.add_init_script("window.__buzz = []; navigator.vibrate = (ms) => __buzz.push(ms);")
+    _with_bot(ana)
+    _start(ana)
+    ana.players()
+    toggle = ana.page.get_by_label("Beep and vibrate on my turn")
+    expect(toggle).not_to_be_checked()
+    toggle.check()
+    ana.page.reload()
+    ana.wait_screen("table")
+    ana.players()
+    expect(ana.page.get_by_label("Beep and vibrate on my turn")).to_be_checked()
+    assert ana.page.evaluate("__buzz") == [], "not on entering, only when the turn comes"
+    for _ in range(40):
+        if ana.page.evaluate("__buzz.length"):
+            break
+        version = ana.version
+        if not ana.step("numberswap"):
+            ana.wait_version_above(version)
+    assert ana.page.evaluate("__buzz.length") >= 1
+
+
 def test_the_chat_badge_counts_lines_while_the_chat_sheet_is_closed(person: Make) -> None:
     ana, ben = person("Ana"), person("Ben", phone=False)
     code = ana.create_room("numberswap", {"target_score": 10})
@@ -376,6 +401,62 @@ def test_the_ticker_and_the_log_show_a_line_for_each_move(person: Make) -> None:
     ana.open_sheet("chat")
     ana.wait_chat("Ben: nice")
     assert ana.facts().get("animations") == "1"
+
+
+# The Number Swap module as served, drawn through the new table() shape: its own middle (its
+# whole table if it returns a Node), its own hand inside a spy's box, and the spy's move button
+# and hint while it is your turn; with a record of every action the frame said was in flight.
+REGIONS = """
+export function table(view, ctx) {
+  const own = __ownTable(view, ctx);
+  if (ctx.pending) (window.__pending ||= []).push(ctx.pending.type);
+  const middle = own && own.middle !== undefined ? own.middle : own;
+  const hand = document.createElement("div");
+  hand.className = "spy-hand";
+  hand.style.minHeight = "100px";
+  if (own && own.tray) hand.append(own.tray);
+  else hand.textContent = "HAND";
+  const mine = (view.legal || []).length > 0;
+  let moves = null;
+  if (mine) {
+    moves = document.createElement("button");
+    moves.type = "button";
+    moves.textContent = "A move";
+    moves.disabled = true;
+  }
+  return { middle, tray: hand, moves, hint: mine ? "A hint for you" : null };
+}
+"""
+
+
+def _regions_for_number_swap(route: Route) -> None:
+    response = route.fetch()
+    body = response.text().replace("export function table(", "function __ownTable(")
+    route.fulfill(response=response, body=body + REGIONS)
+
+
+def test_a_games_regions_go_in_the_tray_and_keep_their_place_across_a_turn(
+    person: Make,
+) -> None:
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    ana.page.route(re.compile(r"/js/views/games/numberswap\.js$"), _regions_for_number_swap)
+    code = ana.create_room("numberswap", {"target_score": 10})
+    ben.join_by_code(code)
+    ana.wait_seats(2)
+    _start(ana, ben)
+    tray = ana.page.locator(".tray")
+    expect(tray.locator(".tray-hint")).to_have_text("A hint for you")
+    expect(tray.locator(".tray-moves button")).to_have_text("A move")
+    hand = tray.locator(".tray-hand .spy-hand")
+    before = (hand.bounding_box(), tray.bounding_box())
+    _opening_flip(ana)
+    # Her move went out marked as in flight; now she waits for Ben: no hint, no move button,
+    # and neither the tray nor the hand in it has moved.
+    assert "flip" in " ".join(ana.page.evaluate("window.__pending || []"))
+    expect(tray.locator(".tray-hint")).to_have_text("")
+    expect(tray.locator(".tray-moves button")).to_have_count(0)
+    assert (hand.bounding_box(), tray.bounding_box()) == before
+    assert ana.page.locator(".table-middle > *").count() > 0  # the game's own table
 
 
 # -- contrast ----------------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from tests.browser.pages import Person
 from tests.browser.play import wait_for_news
 
 Make = Callable[..., Person]
+#: Your own face-up Number Swap cards: in the tray (the phone-first table) or your grid box.
+MY_UP_CARDS = ".tray-hand .ns-card.up, .ns-player.mine .ns-card.up"
 DASH = "\N{EN DASH}"
 
 
@@ -107,7 +109,7 @@ def test_reconnects_after_a_dropped_connection(person: Make) -> None:
     status.and_(ana.page.locator("[data-connection=open]")).wait_for()
     assert len(sockets) == 2 and ana.seat == seat
     # Still playing the same seat: finish the opening flip.
-    while ana.page.locator(".ns-player.mine .ns-card.up").count() < 2:
+    while ana.page.locator(MY_UP_CARDS).count() < 2:
         versions = [ana.version]
         if not ana.step("numberswap"):
             wait_for_news([ana], versions)
@@ -129,7 +131,7 @@ def test_keyboard_only_opening_flip_keeps_focus(person: Make) -> None:
     ana.page.keyboard.press("Tab")
     ana.page.keyboard.press("Space")
     # Wait for the flip itself: the bot's own opening flips also move the version.
-    expect(ana.page.locator(".ns-player.mine .ns-card.up")).to_have_count(2)
+    expect(ana.page.locator(MY_UP_CARDS)).to_have_count(2)
 
 
 def test_every_control_has_a_name(person: Make) -> None:

@@ -20,6 +20,8 @@ from tests.browser.play import wait_for_news
 from tests.browser.served import Served, parlor_serve
 
 Make = Callable[..., Person]
+#: Your own face-up Number Swap cards: in the tray (the phone-first table) or your grid box.
+MY_UP_CARDS = ".tray-hand .ns-card.up, .ns-player.mine .ns-card.up"
 GRACE_S = 1
 #: How long a disconnected player's turn may take to reach a bot, as the others see it: the
 #: grace, then the bot's moves, then the fan-out. Generous, so a slow machine does not fail.
@@ -144,7 +146,7 @@ def test_the_host_lets_a_bot_play_for_an_absent_friend_then_removes_them_after_c
     banner = ben.page.locator(".away-banner")
     expect(banner).to_contain_text("A bot is playing for you")
     expect(banner).to_contain_text("the host let a bot take your turns")
-    expect(ben.page.locator(".ns-player.mine .ns-card.up")).to_have_count(2)
+    expect(ben.page.locator(MY_UP_CARDS)).to_have_count(2)
     ben.page.get_by_role("button", name="I'm back").click()
     expect(banner).to_have_count(0)
     covered = ben.page.get_by_role("status").filter(has_text="A bot played 1 move for you.")

@@ -609,26 +609,32 @@ function tableView(model, intents) {
     h(
       "div",
       { class: "table-area", "aria-busy": room.busy ? "true" : "false", tabindex: -1, "aria-label": "The table", key: "table-area" },
-      stripView(model, ctx, gameModule, view),
-      // The live region below reads each new line out; the ticker only shows the latest.
+      // Everything but the tray, in one column: it is the tray's neighbour on a phone held
+      // sideways, and no box at all (display: contents) otherwise.
       h(
-        "p",
-        { class: "ticker", "data-ticker": "", role: "status", "aria-live": "off", key: latest ? `t${latest.id}` : "t0" },
-        latest ? latest.text : "",
+        "div",
+        { class: "table-column", key: "column" },
+        stripView(model, ctx, gameModule, view),
+        // The live region below reads each new line out; the ticker only shows the latest.
+        h(
+          "p",
+          { class: "ticker", "data-ticker": "", role: "status", "aria-live": "off", key: latest ? `t${latest.id}` : "t0" },
+          latest ? latest.text : "",
+        ),
+        banner,
+        coveredNote(room, intents),
+        me && me.away
+          ? h(
+              "p",
+              { class: "away-banner", role: "status" },
+              // The room does not say why (timer, lost connection or the host): say all three.
+              "A bot is playing for you for now: your time ran out, you were disconnected, or the host let a bot take your turns. ",
+              button("I'm back", () => intents.send({ type: "back" }), { class: "primary" }),
+            )
+          : null,
+        ctx.spectator ? h("p", { class: "spectating" }, "You are watching this game.") : null,
+        h("div", { class: "table-middle", key: "middle" }, parts.middle),
       ),
-      banner,
-      coveredNote(room, intents),
-      me && me.away
-        ? h(
-            "p",
-            { class: "away-banner", role: "status" },
-            // The room does not say why (timer, lost connection or the host): say all three.
-            "A bot is playing for you for now: your time ran out, you were disconnected, or the host let a bot take your turns. ",
-            button("I'm back", () => intents.send({ type: "back" }), { class: "primary" }),
-          )
-        : null,
-      ctx.spectator ? h("p", { class: "spectating" }, "You are watching this game.") : null,
-      h("div", { class: "table-middle", key: "middle" }, parts.middle),
       h(
         "div",
         { class: ["tray", ctx.spectator && "spectator"], key: "tray" },
