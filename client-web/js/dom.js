@@ -119,7 +119,7 @@ function morphChildren(from, to) {
   }
   const used = new Set();
   let looseAt = 0;
-  [...to.childNodes].forEach((fresh, index) => {
+  const pairs = [...to.childNodes].map((fresh) => {
     let match = null;
     const key = keyOf(fresh);
     if (key !== null) {
@@ -135,17 +135,18 @@ function morphChildren(from, to) {
         }
       }
     }
-    let node;
-    if (match) {
-      used.add(match);
-      node = morph(match, fresh);
-    } else {
-      node = fresh;
-    }
+    if (match) used.add(match);
+    return [fresh, match];
+  });
+  // Drop the old nodes that stay unmatched first: while one of them still stood before a kept
+  // node, placing that node would move it, and moving an element blurs whatever inside it has
+  // the keyboard focus (a replaced ticker line would steal the focus from the tapped card).
+  for (const node of old) if (!used.has(node) && node.parentNode === from) node.remove();
+  pairs.forEach(([fresh, match], index) => {
+    const node = match ? morph(match, fresh) : fresh;
     const here = from.childNodes[index];
     if (here !== node) from.insertBefore(node, here || null);
   });
-  for (const node of old) if (!used.has(node) && node.parentNode === from) node.remove();
 }
 
 /** Replace the contents of `root` with `tree` (a node or a list of nodes), patching in place. */

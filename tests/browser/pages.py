@@ -15,8 +15,10 @@ from playwright.sync_api import ConsoleMessage, Error, Locator, Page
 #: What a player clicks first when it is their turn, per game: the first control of the first
 #: selector that matches. Moves that make progress come first, so every game ends.
 PREFERENCES: dict[str, tuple[str, ...]] = {
-    # Face-down cards first (the round must end), drawing rather than taking the discard.
+    # Face-down cards first (the round must end), drawing rather than taking the discard; at a
+    # round end, the one move is Next round.
     "numberswap": (
+        "[data-legal=next]",
         "[data-legal=cell]:not([data-up])",
         "[data-legal=draw]",
         "[data-legal=take]",

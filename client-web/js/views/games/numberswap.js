@@ -1,8 +1,12 @@
-// Number Swap's table, drawn from the view (rules/numberswap seat_views; docs/rules/numberswap.md).
+// Number Swap's table, drawn from the view (rules/numberswap seat_views; docs/rules/numberswap.md)
+// on the game-module contract of ./index.js: the piles in the middle, your 3×4 grid in the tray,
+// the choice of the current step in the moves slot, one hint line; a mini grid per player in the
+// strip; a ticker line per event; motion from the events; the round-end reveal; How to play.
 // Grid positions run down each column: 0, 1, 2 are the first column.
 
 import { h } from "../../dom.js";
-import { button, listNames } from "../common.js";
+import { find, flip, flyFrom, pop, pulse, vanish } from "../../motion.js";
+import { button, countdown, listNames } from "../common.js";
 
 const ROWS = 3;
 
@@ -19,8 +23,17 @@ export function numeral(value) {
   return value < 0 ? `−${-value}` : String(value);
 }
 
+/** "a 7", "an 8", "an 11", "a −2". */
+function aCard(value) {
+  return `${value === 8 || value === 11 ? "an" : "a"} ${numeral(value)}`;
+}
+
+function columnOf(pos) {
+  return Math.floor(pos / ROWS) + 1;
+}
+
 function where(pos) {
-  return `column ${Math.floor(pos / ROWS) + 1}, row ${(pos % ROWS) + 1}`;
+  return `column ${columnOf(pos)}, row ${(pos % ROWS) + 1}`;
 }
 
 function cellLabel(cell, pos) {
@@ -29,51 +42,34 @@ function cellLabel(cell, pos) {
   return `${where(pos)}: face down`;
 }
 
-function faceCard(value, props = {}) {
-  return h(
-    "span",
-    { ...props, class: ["ns-card", "up", valueClass(value), props.class] },
-    h("span", { class: "ns-value" }, numeral(value)),
-  );
+/** The classes of a card's face: the same look wherever the card is drawn (grid, pile, strip,
+ * the reveal, How to play), so a card never changes colour between places or states. */
+function look(c) {
+  if (c.cleared) return ["card", "ns-card", "cleared"];
+  if (c.up) return ["card", "ns-card", "up", valueClass(c.card)];
+  return ["card", "ns-card", "down"];
 }
 
-/** One grid cell: a button when it can be chosen now, otherwise a plain picture. */
-function cell(c, pos, choice) {
-  const look = [
-    "ns-card",
-    c.cleared ? "cleared" : c.up ? "up" : "down",
-    c.up && !c.cleared ? valueClass(c.card) : null,
-    choice && choice.selected && "selected",
-  ];
-  const inside = c.up && !c.cleared ? h("span", { class: "ns-value" }, numeral(c.card)) : null;
-  if (!choice) {
-    return h("span", { class: look, role: "img", "aria-label": cellLabel(c, pos), key: `c${pos}` }, inside);
-  }
-  return h(
-    "button",
-    {
-      type: "button",
-      class: [...look, choice.enabled && "legal"],
-      key: `c${pos}`,
-      disabled: !choice.enabled,
-      "data-legal": choice.enabled ? (choice.selected ? "chosen" : "cell") : null,
-      "data-pos": pos,
-      "data-up": c.up && !c.cleared ? "" : null,
-      "aria-pressed": choice.selected ? "true" : null,
-      "aria-label": `${cellLabel(c, pos)}${choice.hint ? ` — ${choice.hint}` : ""}`,
-      onclick: choice.onclick,
-    },
-    inside,
-  );
+function face(c) {
+  return c.up && !c.cleared ? h("span", { class: "ns-value" }, numeral(c.card)) : null;
 }
 
-function grid(player, choices, size) {
-  return h(
-    "div",
-    { class: ["ns-grid", size], role: "group", "aria-label": "Grid of twelve cards" },
-    player.grid.map((c, pos) => cell(c, pos, choices ? choices(pos) : null)),
-  );
+/** A card as a picture (not a control). */
+function picture(c, props = {}) {
+  return h("span", { role: "img", ...props, class: [...look(c), props.class] }, face(c));
 }
+
+function upCard(value) {
+  return { card: value, up: true, cleared: false };
+}
+
+const DOWN = { card: null, up: false, cleared: false };
+
+function sendingMark() {
+  return h("span", { class: "sending", "aria-hidden": "true" }, "sending…");
+}
+
+// -- what may be done now ---------------------------------------------------------------------
 
 function legalOf(view) {
   const legal = view.legal || [];
@@ -84,343 +80,687 @@ function legalOf(view) {
     swaps: legal.filter((a) => a.type === "swap_drawn"),
     discards: legal.filter((a) => a.type === "discard_drawn"),
     undo: legal.find((a) => a.type === "undo"),
+    next: legal.find((a) => a.type === "next_round"),
   };
 }
 
-/** What a click on each of my cells does now, from the legal actions and the selection. */
+/** The step I am at, from the legal actions and the choice in progress. */
+function stepOf(view, ctx) {
+  const L = legalOf(view);
+  const ui = ctx.ui || {};
+  if (L.next) return "next";
+  if (L.flips.length) return ui.first === undefined || ui.first === null ? "flip-first" : "flip-second";
+  if (L.takes.length) return ui.mode === "take" ? "take" : "start";
+  if (L.swaps.length || L.discards.length) {
+    return ui.mode === "flip" || !L.swaps.length ? "discard" : "swap";
+  }
+  if (L.undo) return "undo";
+  return "wait";
+}
+
+/** Whether `pos` is a cell the pending action names (it gets the "sending…" mark). */
+function pendingAt(ctx, pos) {
+  const p = ctx.pending;
+  if (!p) return false;
+  if (p.type === "flip_initial") return p.positions.includes(pos);
+  if (p.type === "take_discard" || p.type === "swap_drawn") return p.position === pos;
+  if (p.type === "discard_drawn") return p.flip === pos;
+  return false;
+}
+
+/** What a tap on each of my cells does now: {action | onclick, selected, hint} or null. */
 function myChoices(view, ctx) {
   const L = legalOf(view);
-  const ui = ctx.ui;
-  const busy = ctx.busy;
-  if (L.flips.length) {
-    const first = ui.first ?? null;
+  const step = stepOf(view, ctx);
+  const first = ctx.ui ? ctx.ui.first : null;
+  if (step === "flip-first") {
+    return (pos) =>
+      L.flips.some((a) => a.positions.includes(pos))
+        ? { hint: "turn up", onclick: () => ctx.setUi({ first: pos }) }
+        : null;
+  }
+  if (step === "flip-second") {
     return (pos) => {
-      if (first === pos) {
-        return { enabled: !busy, selected: true, hint: "chosen; press again to unchoose", onclick: () => ctx.setUi({ first: null }) };
-      }
-      if (first === null) {
-        const ok = L.flips.some((a) => a.positions.includes(pos));
-        return { enabled: ok && !busy, hint: ok ? "turn up" : "", onclick: () => ctx.setUi({ first: pos }) };
+      if (pos === first) {
+        return { selected: true, hint: "chosen; tap again to unchoose", legal: "chosen", onclick: () => ctx.setUi({ first: null }) };
       }
       const pair = L.flips.find((a) => a.positions.includes(first) && a.positions.includes(pos));
-      return { enabled: Boolean(pair) && !busy, hint: pair ? "turn up as the second card" : "", onclick: () => ctx.act(pair) };
+      return pair ? { hint: "turn up as the second card", onclick: () => ctx.act(pair) } : null;
     };
   }
-  if (L.takes.length && ui.mode === "take") {
+  if (step === "take") {
     return (pos) => {
       const take = L.takes.find((a) => a.position === pos);
-      return { enabled: Boolean(take) && !busy, hint: take ? `put the ${numeral(view.discard_top)} here` : "", onclick: () => ctx.act(take) };
+      return take ? { hint: `put the ${numeral(view.discard_top)} here`, onclick: () => ctx.act(take) } : null;
     };
   }
-  if (L.swaps.length || L.discards.length) {
-    if (ui.mode === "flip" || !L.swaps.length) {
-      return (pos) => {
-        const d = L.discards.find((a) => a.flip === pos);
-        return { enabled: Boolean(d) && !busy, hint: d ? "turn this card up" : "", onclick: () => ctx.act(d) };
-      };
-    }
+  if (step === "discard") {
+    return (pos) => {
+      const d = L.discards.find((a) => a.flip === pos);
+      return d ? { hint: "turn this card up", onclick: () => ctx.act(d) } : null;
+    };
+  }
+  if (step === "swap") {
     return (pos) => {
       const swap = L.swaps.find((a) => a.position === pos);
-      return { enabled: Boolean(swap) && !busy, hint: swap ? `put the ${numeral(view.drawn)} here` : "", onclick: () => ctx.act(swap) };
+      return swap ? { hint: `put the ${numeral(view.drawn)} here`, onclick: () => ctx.act(swap) } : null;
     };
   }
-  return (pos) => ({ enabled: false, onclick: null, pos });
+  return () => null;
 }
 
-function piles(view, ctx) {
-  const L = legalOf(view);
-  const busy = ctx.busy;
-  const taking = ctx.ui.mode === "take";
-  const drawPile = L.draw
-    ? h(
-        "button",
-        {
-          type: "button",
-          class: "ns-pile draw legal",
-          "data-legal": "draw",
-          disabled: busy,
-          onclick: () => ctx.act(L.draw),
-          "aria-label": `Draw a card (${view.draw_size} in the draw pile)`,
-        },
-        h("span", { class: "ns-card down" }),
-        h("span", { class: "pile-label" }, `Draw · ${view.draw_size}`),
-      )
-    : h(
-        "div",
-        { class: "ns-pile draw", role: "img", "aria-label": `Draw pile: ${view.draw_size} cards` },
-        h("span", { class: "ns-card down" }),
-        h("span", { class: "pile-label" }, `Draw · ${view.draw_size}`),
-      );
-  const top = view.discard_top;
-  const topCard = top === null ? h("span", { class: "ns-card empty" }) : faceCard(top);
-  const discardPile = L.takes.length
-    ? h(
-        "button",
-        {
-          type: "button",
-          class: ["ns-pile discard legal", taking && "selected"],
-          "data-legal": "take",
-          "aria-pressed": taking ? "true" : "false",
-          disabled: busy,
-          onclick: () => ctx.setUi({ mode: taking ? null : "take" }),
-          "aria-label": taking
-            ? `Taking the ${numeral(top)}: now choose a card of your grid (press to cancel)`
-            : `Take the ${numeral(top)} from the discard pile`,
-        },
-        topCard,
-        h("span", { class: "pile-label" }, `Discard · ${view.discard_size}`),
-      )
-    : h(
-        "div",
-        {
-          class: "ns-pile discard",
-          role: "img",
-          "aria-label": top === null ? "Discard pile: empty" : `Discard pile: ${numeral(top)} on top`,
-        },
-        topCard,
-        h("span", { class: "pile-label" }, `Discard · ${view.discard_size}`),
-      );
-  const drawn =
-    view.drawn === null
-      ? null
-      : h(
-          "div",
-          { class: "ns-pile drawn", role: "img", "aria-label": `Drawn card: ${numeral(view.drawn)}` },
-          faceCard(view.drawn, { class: "glow" }),
-          h("span", { class: "pile-label" }, view.current === ctx.you ? "You drew" : `${ctx.names(view.current)} drew`),
-        );
-  return h("div", { class: "ns-piles" }, drawPile, discardPile, drawn);
-}
+// -- the tray: my grid ------------------------------------------------------------------------------
 
-/** The sentence that tells me what to do now (empty when nothing is mine to do). */
-export function prompt(view, ctx) {
-  const L = legalOf(view);
-  if (L.flips.length) {
-    return ctx.ui.first === undefined || ctx.ui.first === null
-      ? "Turn up two of your cards: choose the first."
-      : "Now choose the second card to turn up.";
-  }
-  if (L.takes.length) {
-    return ctx.ui.mode === "take"
-      ? `Choose the card of your grid that the ${numeral(view.discard_top)} replaces.`
-      : `Take the ${numeral(view.discard_top)} from the discard pile, or draw a card.`;
-  }
-  if (L.swaps.length || L.discards.length) {
-    if (ctx.ui.mode === "flip" || !L.swaps.length) return "Choose a face-down card to turn up.";
-    return `You drew a ${numeral(view.drawn)}: choose the card it replaces, or discard it.`;
-  }
-  if (L.undo) return "You may take back your last move until the next player moves.";
-  return "";
-}
-
-function actionBar(view, ctx) {
-  const L = legalOf(view);
-  const busy = ctx.busy;
-  const items = [];
-  if (L.swaps.length && L.discards.length) {
-    const flipping = ctx.ui.mode === "flip";
-    items.push(
-      button(
-        flipping ? "Keep it: swap it in" : "Discard it and turn a card up",
-        () => ctx.setUi({ mode: flipping ? null : "flip" }),
-        { "data-legal": "mode", disabled: busy },
-      ),
-    );
-  }
-  if (L.takes.length && ctx.ui.mode === "take") {
-    items.push(button("Cancel", () => ctx.setUi({ mode: null }), { disabled: busy }));
-  }
-  if (L.flips.length && ctx.ui.first !== undefined && ctx.ui.first !== null) {
-    items.push(button("Choose again", () => ctx.setUi({ first: null }), { disabled: busy }));
-  }
-  if (L.undo) {
-    items.push(button("Undo my last move", () => ctx.act(L.undo), { class: "undo", "data-legal": "undo", disabled: busy }));
-  }
-  return items.length ? h("div", { class: "action-bar" }, items) : null;
-}
-
-function playerBox(view, ctx, player, mine) {
-  const seat = player.seat;
-  const current = view.current === seat;
-  const choosing = view.phase === "choose" && !player.chosen;
-  const tags = [];
-  if (current) tags.push(h("span", { class: "badge turn" }, "to play"));
-  if (choosing) tags.push(h("span", { class: "badge" }, "choosing"));
-  if (view.ender === seat && view.phase === "turn") tags.push(h("span", { class: "badge warn" }, "ended the round"));
-  const recent = ctx.recent(seat);
+/** One of my cells. Always a button, so the grid never changes shape and a tapped card keeps
+ * the keyboard focus after the move (a card that cannot be chosen now is aria-disabled, not
+ * disabled: a disabled button would drop the focus to the page). */
+function myCell(c, pos, seat, choice, ctx) {
+  const can = Boolean(choice) && !ctx.busy;
+  const sending = pendingAt(ctx, pos);
   return h(
-    "section",
+    "button",
     {
-      class: ["ns-player", mine && "mine", current && "current"],
-      key: `p${seat}`,
-      "aria-label": `${ctx.names(seat)}${mine ? " (you)" : ""}`,
+      type: "button",
+      key: `c${pos}`,
+      class: [...look(c), choice && "legal", choice && choice.selected && "selected", sending && "is-sending"],
+      "data-anim": `grid-${seat}-${pos}`,
+      "data-legal": can ? choice.legal || "cell" : null,
+      "data-pos": pos,
+      "data-up": c.up && !c.cleared ? "" : null,
+      "aria-disabled": can ? null : "true",
+      "aria-pressed": choice && choice.selected ? "true" : null,
+      tabindex: can ? 0 : -1,
+      "aria-label": `${cellLabel(c, pos)}${choice && choice.hint ? ` — ${choice.hint}` : ""}`,
+      onclick: can ? choice.onclick : null,
     },
-    h(
-      "header",
-      null,
-      h("strong", null, mine ? `${ctx.names(seat)} (you)` : ctx.names(seat)),
-      tags,
-      h("span", { class: "ns-score" }, `showing ${player.showing} · total ${player.total}`),
-    ),
-    grid(player, mine && !ctx.spectator ? myChoices(view, ctx) : null, mine ? "large" : "small"),
-    recent ? h("p", { class: "recent", key: `recent-${recent}` }, recent) : null,
+    face(c),
+    sending ? sendingMark() : null,
   );
 }
 
-function roundSummary(view, ctx) {
-  const last = view.last_round;
-  if (!last || !(view.phase === "choose" || view.over)) return null;
-  const rows = last.scores.map((score, seat) => {
-    const raw = last.raw_scores[seat];
-    const ended = seat === last.ender;
-    const doubled = ended && last.doubled;
-    const cards = last.grids[seat].filter((c) => c !== null).map(numeral).join(" ");
-    return h(
-      "tr",
-      { key: `r${seat}`, class: ended ? "ender" : null },
-      h("th", { scope: "row" }, ctx.names(seat), ended ? h("span", { class: "badge warn" }, "ended it") : null),
-      h("td", { class: "cards-left" }, cards || "all cleared"),
+function myGrid(view, ctx) {
+  const seat = ctx.you;
+  const player = view.players[seat];
+  const choices = myChoices(view, ctx);
+  return h(
+    "div",
+    // "ns-player mine": the name the room tests (test_room.py, test_takeover.py) know my grid by.
+    { class: "ns-tray ns-player mine", key: "ns-tray" },
+    h(
+      "div",
+      { class: "ns-grid large", role: "group", "aria-label": "Your grid of twelve cards" },
+      player.grid.map((c, pos) => myCell(c, pos, seat, choices(pos), ctx)),
+    ),
+  );
+}
+
+// -- the middle: piles, drawn card, the round-end reveal ----------------------------------------------
+
+function pileLabel(text) {
+  return h("span", { class: "pile-label" }, text);
+}
+
+function drawPile(view, ctx) {
+  const L = legalOf(view);
+  const can = Boolean(L.draw) && !ctx.busy;
+  const sending = ctx.pending && ctx.pending.type === "draw";
+  return h(
+    "button",
+    {
+      type: "button",
+      key: "draw",
+      class: ["ns-pile", "draw", L.draw && "legal-pile"],
+      "data-legal": can ? "draw" : null,
+      "aria-disabled": can ? null : "true",
+      tabindex: can ? 0 : -1,
+      onclick: can ? () => ctx.act(L.draw) : null,
+      "aria-label": can ? `Draw a card (${view.draw_size} in the draw pile)` : `Draw pile: ${view.draw_size} cards`,
+    },
+    h("span", { class: [...look(DOWN), L.draw && "legal"], "data-anim": "draw" }, sending ? sendingMark() : null),
+    pileLabel(`Draw · ${view.draw_size}`),
+  );
+}
+
+function discardPile(view, ctx) {
+  const L = legalOf(view);
+  const top = view.discard_top;
+  const taking = stepOf(view, ctx) === "take";
+  const can = L.takes.length > 0 && !ctx.busy;
+  const topCard =
+    top === null
+      ? h("span", { class: "card ns-card empty", "data-anim": "discard" })
+      : h("span", { class: [...look(upCard(top)), L.takes.length && "legal", taking && "selected"], "data-anim": "discard" }, face(upCard(top)));
+  return h(
+    "button",
+    {
+      type: "button",
+      key: "discard",
+      class: ["ns-pile", "discard", L.takes.length && "legal-pile"],
+      "data-legal": can ? "take" : null,
+      "aria-disabled": can ? null : "true",
+      "aria-pressed": L.takes.length ? (taking ? "true" : "false") : null,
+      tabindex: can ? 0 : -1,
+      onclick: can ? () => ctx.setUi({ mode: taking ? null : "take" }) : null,
+      "aria-label": !L.takes.length
+        ? top === null
+          ? "Discard pile: empty"
+          : `Discard pile: ${numeral(top)} on top`
+        : taking
+          ? `Taking the ${numeral(top)}: now choose a card of your grid (press to cancel)`
+          : `Take the ${numeral(top)} from the discard pile`,
+    },
+    topCard,
+    pileLabel(`Discard · ${view.discard_size}`),
+  );
+}
+
+/** The drawn card's place: always there (empty between draws) so the piles never shift. */
+function drawnSpot(view, ctx) {
+  const drawn = view.drawn;
+  const who = view.current === ctx.you ? "You drew" : `${ctx.names(view.current)} drew`;
+  return h(
+    "div",
+    {
+      key: "drawn",
+      class: ["ns-pile", "drawn", drawn === null && "none"],
+      role: "img",
+      "aria-label": drawn === null ? "No card drawn" : `${who} a ${numeral(drawn)}`,
+    },
+    drawn === null
+      ? h("span", { class: "ns-card ns-slot", "data-anim": "drawn" })
+      : h("span", { class: [...look(upCard(drawn)), "drawn-card"], "data-anim": "drawn" }, face(upCard(drawn))),
+    pileLabel(drawn === null ? "Drawn card" : who),
+  );
+}
+
+function statusLine(view, ctx) {
+  return h(
+    "p",
+    { class: "ns-status", key: "status" },
+    h("span", null, `Round ${view.round} · game ends at ${view.target}`),
+    view.last_turns
+      ? h("strong", { class: "last-turns" }, `Last turns: ${ctx.names(view.ender)} has no face-down card`)
+      : null,
+  );
+}
+
+/** Why a round score is what it is, in words. */
+function scoreWords(last, seat, ctx) {
+  const raw = last.raw_scores[seat];
+  const score = last.scores[seat];
+  if (seat !== last.ender) return null;
+  const name = ctx.names(seat);
+  if (last.doubled) return `${name} ended the round but was not lowest: ${raw} doubled to ${score}`;
+  if (raw <= 0) return `${name} ended the round with ${raw}: never doubled at 0 or less`;
+  return `${name} ended the round with the lowest score: kept ${raw}`;
+}
+
+function revealGrid(cards, seat) {
+  return h(
+    "div",
+    { class: "ns-grid mini", role: "img", "aria-label": `Cards left: ${cards.filter((c) => c !== null).map(numeral).join(", ") || "all cleared"}` },
+    cards.map((card, pos) =>
       h(
-        "td",
-        null,
-        doubled ? h("span", { class: "doubled" }, `${raw} × 2 = ${score}`) : String(score),
+        "span",
+        { key: `r${pos}`, class: look(card === null ? { cleared: true } : upCard(card)), "data-anim": `reveal-${seat}-${pos}` },
+        card === null ? null : h("span", { class: "ns-value" }, numeral(card)),
       ),
-      h("td", null, String(view.players[seat].total)),
-    );
-  });
-  const enderName = ctx.names(last.ender);
+    ),
+  );
+}
+
+/** The scored round: every grid revealed, each round score (and the doubling), the totals,
+ * who is ready. Stays until everyone pressed Next round (or the room's time-out). */
+function reveal(view, ctx) {
+  const last = view.last_round;
+  if (!last) return null;
+  const ready = view.ready || [];
+  const ender = last.ender;
+  const explained = scoreWords(last, ender, ctx);
   return h(
     "section",
-    { class: "panel ns-summary", "aria-labelledby": "ns-summary-title" },
-    h("h2", { id: "ns-summary-title" }, `Round ${last.round} is over`),
+    { class: "ns-reveal", key: "reveal", "aria-labelledby": "ns-reveal-title" },
     h(
-      "p",
-      null,
-      last.doubled
-        ? `${enderName} ended the round without the lowest score alone, so their score is doubled.`
-        : `${enderName} ended the round.`,
+      "h2",
+      { id: "ns-reveal-title" },
+      view.over ? `Final round ${last.round}` : `Round ${last.round} is over`,
+      view.phase === "round_end" && ctx.deadlineAt !== null && ctx.deadlineAt !== undefined
+        ? h("span", { class: "ns-countdown" }, countdown(ctx.deadlineAt, { label: "to the next round" }))
+        : null,
     ),
+    explained ? h("p", { class: ["ns-explain", last.doubled && "doubled"] }, explained) : null,
     h(
-      "div",
-      { class: "table-scroll" },
-      h(
-        "table",
-        null,
-        h("thead", null, h("tr", null, h("th", null, "Player"), h("th", null, "Cards left"), h("th", null, "Round"), h("th", null, "Total"))),
-        h("tbody", null, rows),
-      ),
+      "ol",
+      { class: "ns-reveal-list" },
+      view.players.map((p) => {
+        const seat = p.seat;
+        const doubled = seat === ender && last.doubled;
+        return h(
+          "li",
+          { key: `rv${seat}`, class: ["ns-reveal-row", seat === ender && "ender", seat === ctx.you && "mine"] },
+          h(
+            "div",
+            { class: "ns-reveal-who" },
+            h("strong", null, ctx.names(seat), seat === ctx.you ? " (you)" : ""),
+            seat === ender ? h("span", { class: "badge warn" }, "ended it") : null,
+            view.phase === "round_end"
+              ? ready[seat]
+                ? h("span", { class: "badge online", "data-ready": "" }, "ready")
+                : h("span", { class: "badge" }, "reading")
+              : null,
+          ),
+          revealGrid(last.grids[seat], seat),
+          h(
+            "div",
+            { class: "ns-reveal-score" },
+            h("span", { class: ["ns-round-score", doubled && "doubled"], "data-anim": `round-${seat}` }, numeral(last.scores[seat])),
+            doubled ? h("span", { class: "ns-doubling" }, `${last.raw_scores[seat]} × 2`) : null,
+            h("span", { class: "ns-total" }, `total ${p.total}`),
+          ),
+        );
+      }),
     ),
   );
 }
 
-function scoreTable(view, ctx) {
-  if (!view.history.length) return null;
+function atEnd(view) {
+  return view.phase === "round_end" || Boolean(view.over && view.last_round);
+}
+
+function middle(view, ctx) {
+  if (atEnd(view)) {
+    return h("div", { class: "ns-table ns-middle at-end" }, statusLine(view, ctx), reveal(view, ctx));
+  }
   return h(
-    "details",
-    { class: "panel ns-history", key: "history" },
-    h("summary", null, "Scores by round"),
-    h(
-      "div",
-      { class: "table-scroll" },
-      h(
-        "table",
-        null,
-        h(
-          "thead",
-          null,
-          h("tr", null, h("th", null, "Round"), view.players.map((p) => h("th", { key: p.seat }, ctx.names(p.seat)))),
-        ),
-        h(
-          "tbody",
-          null,
-          view.history.map((scores, i) =>
-            h("tr", { key: `h${i}` }, h("th", { scope: "row" }, String(i + 1)), scores.map((s, seat) => h("td", { key: seat }, String(s)))),
-          ),
-          h("tr", { class: "totals" }, h("th", { scope: "row" }, "Total"), view.players.map((p) => h("td", { key: p.seat }, String(p.total)))),
-        ),
-      ),
-    ),
+    "div",
+    { class: "ns-table ns-middle" },
+    statusLine(view, ctx),
+    h("div", { class: "ns-piles", key: "piles" }, drawPile(view, ctx), discardPile(view, ctx), drawnSpot(view, ctx)),
   );
+}
+
+// -- the moves slot and the hint ----------------------------------------------------------------------
+
+function moveButton(text, onclick, props, ctx, action) {
+  const sending = ctx.pending && action && ctx.pending.type === action.type;
+  return h(
+    "button",
+    {
+      type: "button",
+      ...props,
+      class: ["ns-move", props.class, sending && "is-sending"],
+      "aria-disabled": ctx.busy ? "true" : null,
+      onclick: ctx.busy ? null : onclick,
+    },
+    text,
+    sending ? sendingMark() : null,
+  );
+}
+
+function moves(view, ctx) {
+  if (ctx.spectator) return null;
+  const L = legalOf(view);
+  const step = stepOf(view, ctx);
+  const items = [];
+  if (step === "swap" || step === "discard") {
+    // Both ways of using the drawn card, side by side, the current one pressed.
+    if (L.swaps.length && L.discards.length) {
+      items.push(
+        moveButton("Swap a card", () => ctx.setUi({ mode: null }), { key: "m-swap", "data-legal": step === "swap" ? null : "mode", "aria-pressed": step === "swap" ? "true" : "false" }, ctx),
+        moveButton("Discard, turn one up", () => ctx.setUi({ mode: "flip" }), { key: "m-flip", "data-legal": step === "discard" ? null : "mode", "aria-pressed": step === "discard" ? "true" : "false" }, ctx),
+      );
+    }
+  }
+  if (step === "take") items.push(moveButton("Cancel", () => ctx.setUi({ mode: null }), { key: "m-cancel" }, ctx));
+  if (step === "flip-second") items.push(moveButton("Choose again", () => ctx.setUi({ first: null }), { key: "m-again" }, ctx));
+  if (L.undo) {
+    items.push(moveButton("Undo my last move", () => ctx.act(L.undo), { key: "m-undo", class: "undo", "data-legal": ctx.busy ? null : "undo" }, ctx, L.undo));
+  }
+  if (view.phase === "round_end") {
+    if (L.next) {
+      items.push(moveButton("Next round", () => ctx.act(L.next), { key: "m-next", class: "primary", "data-legal": ctx.busy ? null : "next" }, ctx, L.next));
+    } else {
+      const ready = view.ready || [];
+      const waiting = view.players.filter((p) => !ready[p.seat]).map((p) => ctx.names(p.seat));
+      items.push(h("p", { class: "ns-waiting", key: "m-wait", role: "status" }, waiting.length ? `Waiting for ${listNames(waiting)}…` : "Dealing…"));
+    }
+  }
+  return items.length ? h("div", { class: "ns-moves" }, items) : null;
+}
+
+function hint(view, ctx) {
+  if (ctx.spectator || view.over) return null;
+  const step = stepOf(view, ctx);
+  const top = view.discard_top === null ? "" : numeral(view.discard_top);
+  switch (step) {
+    // Short: one line on a phone.
+    case "flip-first":
+      return "Tap two cards to turn them up.";
+    case "flip-second":
+      return "Now tap a second card.";
+    case "start":
+      return `Take the ${top} or draw: low cards are good.`;
+    case "take":
+      return `Tap the card the ${top} replaces.`;
+    case "swap":
+      return `Tap the card the ${numeral(view.drawn)} replaces, or discard it.`;
+    case "discard":
+      return "Tap a face-down card to turn it up.";
+    case "undo":
+      return "Undo is open until the next player moves.";
+    case "next":
+      return "Read the scores, then tap Next round.";
+    default:
+      if (view.phase === "round_end") return "Next round starts when all are ready.";
+      return "Three equal cards in a column vanish.";
+  }
 }
 
 export function table(view, ctx) {
-  const mine = ctx.spectator ? null : view.players[ctx.you];
-  const others = view.players.filter((p) => !mine || p.seat !== mine.seat);
-  const status = [`Round ${view.round}`, `the game ends when a total reaches ${view.target}`];
+  return {
+    middle: middle(view, ctx),
+    // At a round end (and the game's end) my grid is one row of the reveal, beside everyone's:
+    // the tray keeps only the hint and Next round, and the reveal gets the screen.
+    tray: ctx.spectator || !view.players[ctx.you] || atEnd(view) ? null : myGrid(view, ctx),
+    moves: moves(view, ctx),
+    hint: hint(view, ctx),
+  };
+}
+
+// -- the strip ----------------------------------------------------------------------------------------
+
+/** One player's compact facts for the top strip: a mini grid (face-up values shown), the score. */
+export function seat(view, s, ctx) {
+  const p = view.players[s];
+  if (!p) return null;
+  const last = view.last_round;
+  const scored = view.phase === "round_end" && last;
+  const ready = view.ready || [];
+  let score;
+  if (scored) {
+    const doubled = s === last.ender && last.doubled;
+    score = [`+${doubled ? `${last.raw_scores[s]}×2` : last.scores[s]}`, `total ${p.total}`];
+  } else {
+    score = [`shows ${p.showing}`, `total ${p.total}`];
+  }
+  const tag =
+    view.phase === "round_end"
+      ? ready[s]
+        ? "ready"
+        : null
+      : view.phase === "choose" && !p.chosen
+        ? "choosing"
+        : view.ender === s && view.phase === "turn"
+          ? "ended the round"
+          : null;
   return h(
     "div",
-    { class: "ns-table" },
+    { class: ["ns-seat", view.current === s && "current"], key: `ns-seat-${s}` },
     h(
       "div",
-      { class: "game-status" },
-      h("span", null, status.join(" · ")),
-      view.last_turns
-        ? h("strong", { class: "last-turns", role: "status" }, `Last turns! ${ctx.names(view.ender)} has no face-down cards left.`)
-        : null,
+      { class: "ns-grid mini", role: "img", "aria-label": `${ctx.names(s)}'s grid: ${p.face_down} face down, showing ${p.showing}` },
+      p.grid.map((c, pos) =>
+        h("span", { key: `m${pos}`, class: look(c), "data-anim": `mini-${s}-${pos}` }, face(c)),
+      ),
     ),
-    roundSummary(view, ctx),
-    piles(view, ctx),
-    actionBar(view, ctx),
     h(
-      "div",
-      { class: "ns-players" },
-      mine ? playerBox(view, ctx, mine, true) : null,
-      others.map((p) => playerBox(view, ctx, p, false)),
+      "span",
+      { class: "ns-seat-facts" },
+      h("span", { class: "ns-seat-score", "data-anim": `score-${s}` }, h("span", null, score[0]), " · ", h("span", null, score[1])),
+      tag ? h("span", { class: ["ns-seat-tag", tag === "ended the round" && "warn"] }, tag) : null,
     ),
-    scoreTable(view, ctx),
   );
+}
+
+// -- the feed -----------------------------------------------------------------------------------------
+
+/** One ticker / log line for one event, in players' words. */
+export function eventText(event, who, ctx) {
+  const seatOf = event.seat ?? who;
+  const name = seatOf === null || seatOf === undefined ? "Someone" : ctx.names(seatOf);
+  switch (event.type) {
+    case "flipped_initial":
+      return `${name} turned up ${listNames(event.cards.map(aCard))}`;
+    case "took_discard":
+      return `${name} took the ${numeral(event.card)} → column ${columnOf(event.position)}`;
+    case "drew":
+      return `${name} drew ${aCard(event.card)}`;
+    case "swapped_drawn":
+      return `${name} put the ${numeral(event.card)} → column ${columnOf(event.position)}`;
+    case "discarded_drawn":
+      return `${name} threw the ${numeral(event.card)} away`;
+    case "turned_up":
+      return `${name} turned up ${aCard(event.card)}`;
+    case "column_cleared":
+      return `Column cleared! ${name}'s three ${numeral(event.value)}s are gone`;
+    case "last_turns":
+      return `Last turns: ${ctx.names(event.ender)} has no face-down card`;
+    case "round_ended": {
+      const ender = ctx.names(event.ender);
+      if (event.doubled) return `Round ${event.round} over: ${ender}'s score doubled`;
+      const best = Math.min(...event.scores);
+      const lowest = event.scores.map((sc, i) => (sc === best ? ctx.names(i) : null)).filter(Boolean);
+      return `Round ${event.round} over: ${listNames(lowest)} lowest with ${numeral(best)}`;
+    }
+    case "ready":
+      return `${name} is ready for the next round`;
+    case "round_started":
+      return `Round ${event.round}: everyone turns up two cards`;
+    case "reshuffled":
+      return "Deck reshuffled";
+    case "undone":
+      return `${name} took the move back`;
+    case "game_over":
+      return event.winners && event.winners.length
+        ? `Game over: ${listNames(event.winners.map(ctx.names))} ${event.winners.length === 1 ? "wins" : "share the win"}`
+        : "Game over";
+    default:
+      // "discarded" (the swapped-out card flies to the pile) and "turn" (the banner says it).
+      return null;
+  }
+}
+
+// -- motion -------------------------------------------------------------------------------------------
+
+function cells(root, s, pos) {
+  return [find(root, `grid-${s}-${pos}`), find(root, `mini-${s}-${pos}`)].filter(Boolean);
+}
+
+function before(places, s, pos) {
+  return places.get(`grid-${s}-${pos}`) || places.get(`mini-${s}-${pos}`);
+}
+
+/** Motion for the events just received: each card moves from where it was to where it is. */
+export function animate(entries, { root, before: places }) {
+  if (!root || !places) return;
+  for (const entry of entries || []) {
+    for (const e of entry.events || []) {
+      const s = e.seat ?? entry.seat;
+      switch (e.type) {
+        case "drew":
+          flyFrom(find(root, "drawn"), places.get("draw"));
+          break;
+        case "took_discard":
+          for (const el of cells(root, s, e.position)) flyFrom(el, places.get("discard"));
+          break;
+        case "swapped_drawn":
+          for (const el of cells(root, s, e.position)) flyFrom(el, places.get("drawn"));
+          break;
+        case "discarded":
+          // The card swapped out goes from the grid to the discard pile.
+          flyFrom(find(root, "discard"), before(places, s, e.position));
+          break;
+        case "discarded_drawn":
+          flyFrom(find(root, "discard"), places.get("drawn"));
+          break;
+        case "turned_up":
+          for (const el of cells(root, s, e.position)) flip(el);
+          break;
+        case "flipped_initial":
+          for (const pos of e.positions) for (const el of cells(root, s, pos)) flip(el);
+          break;
+        case "column_cleared":
+          for (let row = 0; row < ROWS; row += 1) {
+            const pos = e.column * ROWS + row;
+            for (const name of [`grid-${s}-${pos}`, `mini-${s}-${pos}`]) {
+              vanish(picture(upCard(e.value)), places.get(name));
+            }
+          }
+          break;
+        case "reshuffled":
+          pulse(find(root, "draw"));
+          break;
+        case "undone":
+          pulse(find(root, "discard"));
+          break;
+        case "round_ended":
+          for (let i = 0; i < e.scores.length; i += 1) {
+            pulse(find(root, `score-${i}`));
+            pop(find(root, `round-${i}`));
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+}
+
+// -- words around the table ---------------------------------------------------------------------------
+
+/** The sentence that tells me what to do now (for the turn banner). */
+export function prompt(view, ctx) {
+  const step = stepOf(view, ctx);
+  const top = view.discard_top === null ? "" : numeral(view.discard_top);
+  switch (step) {
+    case "flip-first":
+      return "Turn up two of your cards: choose the first.";
+    case "flip-second":
+      return "Now choose the second card to turn up.";
+    case "start":
+      return `Take the ${top} from the discard pile, or draw a card.`;
+    case "take":
+      return `Choose the card of your grid that the ${top} replaces.`;
+    case "swap":
+      return `You drew a ${numeral(view.drawn)}: choose the card it replaces, or discard it.`;
+    case "discard":
+      return "Choose a face-down card to turn up.";
+    case "undo":
+      return "You may take back your last move until the next player moves.";
+    case "next":
+      return "The round is over: press Next round when you are ready.";
+    default:
+      return "";
+  }
 }
 
 export const scoreName = "Total";
 
 /** One line about a player for the side list. */
-export function facts(view, seat) {
-  const p = view.players[seat];
+export function facts(view, s) {
+  const p = view.players[s];
   return p ? `total ${p.total}` : "";
 }
 
 /** Who is to play, in words, for the turn banner when it is not my move. */
 export function waiting(view, ctx) {
+  const names = (view.to_act || []).filter((s) => s !== ctx.you).map(ctx.names);
+  if (view.phase === "round_end") {
+    const round = view.last_round ? `Round ${view.last_round.round} is over` : "The round is over";
+    return names.length ? `${round}: ${listNames(names)} to press Next round.` : `${round}: dealing the next one.`;
+  }
   if (view.phase === "choose") {
-    const names = view.to_act.map(ctx.names);
     return names.length ? `Waiting for ${listNames(names)} to turn up two cards.` : "";
   }
-  if (view.current !== null) return `${ctx.names(view.current)} is playing.`;
+  if (view.current !== null && view.current !== undefined) return `${ctx.names(view.current)} is playing.`;
   return "";
 }
 
-/** What each player just did, worked out from two snapshots in a row. */
-export function describe(prev, next) {
-  const out = [];
-  if (prev.round !== next.round) {
-    if (prev.current !== null) out.push({ seat: prev.current, text: "played the last turn of the round" });
-    return out;
-  }
-  next.players.forEach((p, seat) => {
-    if (p.chosen && !prev.players[seat].chosen) out.push({ seat, text: "turned up two cards" });
-  });
-  const c = prev.current;
-  if (c === null || c === undefined) return out;
-  if (prev.undo_by !== null && next.undo_by === null && next.current === prev.undo_by && prev.current !== next.current) {
-    out.push({ seat: prev.undo_by, text: "took back their move" });
-    return out;
-  }
-  if (prev.drawn === null && next.drawn !== null && next.current === c) {
-    out.push({ seat: c, text: `drew a ${numeral(next.drawn)}` });
-    return out;
-  }
-  const before = prev.players[c].grid;
-  const after = next.players[c].grid;
-  const cleared = after.filter((x) => x.cleared).length - before.filter((x) => x.cleared).length;
-  const changed = after.findIndex((x, i) => JSON.stringify(x) !== JSON.stringify(before[i]) && !x.cleared);
-  let text = "";
-  if (prev.drawn !== null && next.drawn === null) {
-    const put = changed >= 0 && after[changed].up && after[changed].card === prev.drawn && before[changed].card !== prev.drawn;
-    text = put ? `swapped the drawn ${numeral(prev.drawn)} in` : `discarded the ${numeral(prev.drawn)} and turned a card up`;
-  } else if (prev.drawn === null && next.current !== c && prev.discard_top !== null) {
-    text = `took the ${numeral(prev.discard_top)} from the discard pile`;
-  }
-  if (cleared > 0) text += `${text ? " and " : ""}cleared a column`;
-  if (text) out.push({ seat: c, text });
-  return out;
+// -- results ------------------------------------------------------------------------------------------
+
+/** For the results overlay: the score of every round, by name, and the totals. Drawn as an
+ * ARIA table of plain elements: the overlay's own <table> is the standings (tests/browser
+ * pages.py reads it), this one must not be taken for it. */
+export function summary(view, ctx) {
+  if (!view.history || !view.history.length) return null;
+  const last = view.last_round;
+  const explained = last ? scoreWords(last, last.ender, ctx) : null;
+  const cell = (role, text, props = {}) => h("span", { role, ...props }, text);
+  const row = (key, cls, head, values) =>
+    h("div", { role: "row", key, class: ["ns-sum-row", cls] }, cell("rowheader", head), values.map((v, i) => cell("cell", String(v), { key: `v${i}` })));
+  return h(
+    "section",
+    { class: "ns-summary", key: "ns-summary", "aria-labelledby": "ns-summary-title" },
+    h("h3", { id: "ns-summary-title" }, "Scores by round"),
+    explained ? h("p", { class: "ns-explain" }, `Last round: ${explained}.`) : null,
+    h(
+      "div",
+      { class: "ns-sum-scroll" },
+      h(
+        "div",
+        { role: "table", class: "ns-sum", "aria-labelledby": "ns-summary-title", style: `--cols: ${view.players.length}` },
+        h(
+          "div",
+          { role: "row", class: "ns-sum-row head", key: "head" },
+          cell("columnheader", "Round"),
+          view.players.map((p) => cell("columnheader", ctx.names(p.seat), { key: `n${p.seat}`, class: "ns-sum-name" })),
+        ),
+        view.history.map((scores, i) => row(`h${i}`, null, String(i + 1), scores)),
+        row("total", "totals", "Total", view.players.map((p) => p.total)),
+      ),
+    ),
+  );
 }
+
+// -- How to play --------------------------------------------------------------------------------------
+
+function cardRow(values, note) {
+  return h(
+    "div",
+    { class: "ns-howto-cards" },
+    values.map((v, i) => picture(v === null ? DOWN : upCard(v), { key: `k${i}`, "aria-label": v === null ? "a face-down card" : `a ${numeral(v)}` })),
+    note ? h("span", { class: "ns-howto-note" }, note) : null,
+  );
+}
+
+function sampleGrid(cells, label) {
+  return h(
+    "div",
+    { class: "ns-grid mini howto", role: "img", "aria-label": label },
+    cells.map((v, i) =>
+      h("span", { key: `g${i}`, class: look(v === "x" ? { cleared: true } : v === null ? DOWN : upCard(v)) }, v === null || v === "x" ? null : h("span", { class: "ns-value" }, numeral(v))),
+    ),
+  );
+}
+
+/** The "How to play" sheet (docs/rules/numberswap.md in players' words), with card pictures. */
+export function howTo(ctx) {
+  // The frame's ctx carries no view: say the default and that the host may change it.
+  const target = "100 (or the host's target)";
+  return h(
+    "div",
+    { class: "ns-howto" },
+    h("p", null, `Keep the total of your 12 cards low. After each round your cards are added to your total; when someone's total reaches ${target}, the lowest total wins.`),
+    h("h3", null, "The cards"),
+    cardRow([-2, -1, 0, 3, 7, 12], "from −2 to 12: low is good"),
+    h("h3", null, "Start of a round"),
+    h("p", null, "Everyone gets 12 face-down cards and turns up any two, all at the same time. The other ten stay hidden, even from you."),
+    sampleGrid([null, 5, null, null, null, null, 9, null, null, null, null, null], "a grid with a 5 and a 9 turned up"),
+    h("h3", null, "Your turn: one of"),
+    h(
+      "ol",
+      null,
+      h("li", null, h("strong", null, "Take the discard"), ": put the top card of the discard pile on any card of your grid. The old card goes onto the discard."),
+      h("li", null, h("strong", null, "Draw"), ": everyone sees the card. Swap it with any card of your grid, or discard it and turn up one of your face-down cards."),
+    ),
+    h("h3", null, "Clear a column"),
+    h("p", null, "Three equal face-up cards in one column vanish: those cards count nothing."),
+    h("div", { class: "ns-howto-clear" }, sampleGrid([4, 4, 4, 1, 0, 8, 2, null, 3, null, 6, null], "a column of three 4s"), h("span", { "aria-hidden": "true" }, "→"), sampleGrid(["x", "x", "x", 1, 0, 8, 2, null, 3, null, 6, null], "the column is gone")),
+    h("h3", null, "End of a round"),
+    h("p", null, "When all your cards are face up, you end the round: everyone else gets one last turn. Then every card is turned up and counted."),
+    h("p", null, "Careful: if you ended it and are not strictly the lowest, your score is doubled (unless it is 0 or less)."),
+    h("h3", null, "Undo"),
+    h("p", null, "Took the discard onto a face-up card by mistake? Undo it before the next player moves."),
+  );
+}
+
