@@ -54,7 +54,8 @@ def test_lobby_host_controls(person: Make) -> None:
     level = ana.page.get_by_label("Level of Bot 1")
     assert level.input_value() == "normal"
     level.select_option("strong")
-    ben.page.locator(".seat", has_text="Bot 1").locator(".badge.level", has_text="strong").wait_for()
+    bot = ben.page.locator(".seat", has_text="Bot 1")
+    bot.locator(".badge.level", has_text="strong").wait_for()
     assert level.input_value() == "strong"
     ana.page.get_by_role("button", name="Remove Bot 1").click()
     ana.wait_seats(2)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rules.codec import pack
 from server import codes, keys
+from server.protocol import SEQUENCED_TYPES
 from server.wire import MAX_DEPTH, Format, FrameError, choose, decode, encode
 
 
@@ -109,3 +112,11 @@ def test_encode_many_gives_exactly_the_plain_frames_for_every_game(fmt):
     # Messages whose keys differ are still encoded exactly.
     odd = [{"a": 1, "b": [1]}, {"b": [1], "a": 1}, {"a": 2}]
     assert encode_many(odd, fmt) == [encode(m, fmt) for m in odd]
+
+
+def test_the_web_client_sequences_exactly_the_commands_the_server_sequences() -> None:
+    """A command the client sent without ``seq`` is refused: bot_level once was."""
+    source = (Path(__file__).parents[2] / "client-web" / "js" / "connection.js").read_text()
+    block = re.search(r"SEQUENCED = new Set\(\[(.*?)\]\)", source, re.S)
+    assert block, "connection.js lists its sequenced commands in SEQUENCED"
+    assert set(re.findall(r'"([a-z_]+)"', block.group(1))) == set(SEQUENCED_TYPES)
