@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tests.browser.pages import Person
-from tests.browser.play import play_to_the_end, screenshot_dir, wait_for_news
+from tests.browser.play import play_to_the_end, results_shots, screenshot_dir, wait_for_news
 
 Make = Callable[..., Person]
 
@@ -90,6 +90,7 @@ def test_number_swap_with_a_friend_a_bot_and_a_spectator(person: Make, tmp_path:
         [ana, ben],
         at_step={6: _reload(ben)},
         shoot=_shots("numberswap", tmp_path, ana, ben),
+        shoot_results=results_shots("numberswap", tmp_path, ana, ben),
     )
     assert clicks > 6
     _check_results([ana, ben], cleo)
@@ -120,6 +121,7 @@ def test_warp99_joined_by_link_with_a_reload(person: Make, tmp_path: Path) -> No
         [ana, ben],
         at_step={10: _reload(ana)},
         shoot=_shots("warp99", tmp_path, ana, ben),
+        shoot_results=results_shots("warp99", tmp_path, ana, ben),
         shoot_after=12,
     )
     _check_results([ana, ben], cleo)
@@ -138,6 +140,7 @@ def test_floor_with_a_friend_and_a_bot(person: Make, tmp_path: Path) -> None:
         [ana, ben],
         at_step={4: _reload(ben)},
         shoot=_shots("floor", tmp_path, ana, ben),
+        shoot_results=results_shots("floor", tmp_path, ana, ben),
         shoot_after=3,
     )
     _check_results([ana, ben], cleo)
