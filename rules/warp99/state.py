@@ -13,7 +13,7 @@ from rules.rng import Rng
 # R2: a personal deck of 15 and a hand of 6 from it (R7: refills go back up to 6).
 HAND_SIZE = 6
 DECK_SIZE = 15
-# R8: points for emptying a personal deck.
+# R8: points for emptying a personal deck (R11: only one dealt as a full deck of 15).
 DECK_POINTS = 15
 # R9: the score that ends the game at once.
 TARGET = 99
@@ -67,6 +67,11 @@ class State:
     winner: int | None
     #: Actions applied so far (the move bound counts them).
     moves: int = 0
+    #: R11: the seats whose current personal deck was dealt short (fewer than 15 cards, the
+    #: supply being dry), so it scores nothing when it runs out; sorted. Almost always empty,
+    #: so it costs nothing in the stored state. States stored before R11 lack it: every deck
+    #: they hold then counts as a full one (what was played at the time).
+    short_decks: tuple[int, ...] = ()
 
 
 def is_over(state: State) -> bool:

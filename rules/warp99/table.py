@@ -32,6 +32,7 @@ class Table:
         "scored",
         "scores",
         "seats",
+        "short_decks",
         "sides",
         "step",
         "turn",
@@ -55,6 +56,7 @@ class Table:
         self.played_to_pile = state.played_to_pile
         self.winner = state.winner
         self.moves = state.moves
+        self.short_decks = state.short_decks
         self.events: list[Event] = []
 
     def freeze(self) -> State:
@@ -75,6 +77,7 @@ class Table:
             played_to_pile=self.played_to_pile,
             winner=self.winner,
             moves=self.moves,
+            short_decks=self.short_decks,
         )
 
     # -- scoring ----------------------------------------------------------------------------
@@ -119,9 +122,13 @@ class Table:
         self._note_draw(seat, why)
         if len(deck) == 1:
             # R8: the moment the deck runs out, a new deck and 15 points, before anything else.
-            self.events.append({"type": "deck_emptied", "seat": seat})
+            # R11: the points only for a deck that was dealt as a full 15; a short one is
+            # replaced all the same.
+            points = 0 if seat in self.short_decks else DECK_POINTS
+            self.events.append({"type": "deck_emptied", "seat": seat, "bonus": points})
             self.refill_deck(seat)
-            self.award(seat, DECK_POINTS, "deck_emptied")
+            if points:
+                self.award(seat, points, "deck_emptied")
         return True
 
     def _note_draw(self, seat: int, why: str) -> None:
@@ -132,19 +139,22 @@ class Table:
         else:
             self.events.append({"type": "drew", "seat": seat, "count": 1, "why": why})
 
-    def fill_hand(self, seat: int) -> None:
-        """Draw until the hand holds six cards or nothing is left to draw."""
+    def fill_hand(self, seat: int, why: str = "refill") -> int:
+        """Draw until the hand holds six cards or nothing is left to draw; how many were drawn."""
         drawn = 0
-        while len(self.hands[seat]) < HAND_SIZE and self.draw(seat, "refill"):
+        while len(self.hands[seat]) < HAND_SIZE and self.draw(seat, why):
             drawn += 1
-        if not drawn:
-            self.events.append({"type": "drew", "seat": seat, "count": 0, "why": "refill"})
+        return drawn
 
     def refill_deck(self, seat: int) -> None:
         cards = self.take_from_reserve(DECK_SIZE)
         self.decks[seat] = cards
+        # R11: remember whether this deck will pay when it runs out (public: its size is).
+        full = len(cards) == DECK_SIZE
+        short = set(self.short_decks) - {seat} if full else {*self.short_decks, seat}
+        self.short_decks = tuple(sorted(short))
         if cards:
-            self.events.append({"type": "new_deck", "seat": seat, "size": len(cards)})
+            self.events.append({"type": "new_deck", "seat": seat, "size": len(cards), "full": full})
 
     # -- the reserve ------------------------------------------------------------------------
 
@@ -190,3 +200,7 @@ class Table:
         # R6: the stuck-flip is once per turn, however often A-B-C repeats.
         self.flip_used = False
         self.events.append({"type": "turn_started", "seat": self.turn})
+        # R13: a hand left short by a dry supply first draws up to six, if it now can (from the
+        # deck, or a new deck and a rebuilt reserve under R8). Nothing to draw: no event, as
+        # nothing happened that a player would notice.
+        self.fill_hand(self.turn, "top_up")

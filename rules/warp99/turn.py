@@ -3,9 +3,10 @@
 Action A: optionally score the row (n² points), then place exactly one card that is higher than
 the row's last card and of a colour not yet in it; when no hand card fits, scoring is forced.
 Action B: play cards one at a time onto either pile under any face-up rule; a card following two
-or three face-up rules at once earns a bonus card; once per turn, when stuck right after A, a
-rule card may be flipped; emptying the hand refills it and starts A again. Action C: draw back up
-to six and pass the turn.
+or three face-up rules at once earns a bonus card unless it was the last in hand; once per turn,
+when stuck right after A, a rule card may be flipped; emptying the hand refills it and starts A
+again. Action C: draw back up to six and pass the turn; a hand the next player left short is
+topped up as their turn starts.
 """
 
 from __future__ import annotations
@@ -171,7 +172,8 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
     table.take_card(seat, card)
     table.piles[pile] = (*state.piles[pile], card)
     table.played_to_pile = True
-    bonus = len(matched) >= 2
+    # R12: no bonus card for the last card in hand; R7's refill below applies instead.
+    bonus = len(matched) >= 2 and bool(table.hands[seat])
     table.events.append(
         {
             "type": "pile_card",
@@ -182,13 +184,12 @@ def _play_to_pile(state: State, table: Table, seat: int, card: int, pile: int) -
             "bonus": bonus,
         }
     )
-    # Drawn before looking at the hand: a bonus on the last card keeps B going with it.
     if bonus and not table.draw(seat, "bonus"):
         table.events.append({"type": "drew", "seat": seat, "count": 0, "why": "bonus"})
     # R7: an empty hand in Action B draws up to six and repeats A, B and C.
     if not table.hands[seat]:
         table.events.append({"type": "hand_emptied", "seat": seat})
-        table.fill_hand(seat)
+        _refill(table, seat)
         table.start_cycle()
 
 
@@ -223,6 +224,12 @@ def _flip_rule(state: State, table: Table, seat: int, rule: int) -> None:
     )
 
 
+def _refill(table: Table, seat: int) -> None:
+    """R7: draw up to six; a refill always says how many it drew, even none."""
+    if not table.fill_hand(seat):
+        table.events.append({"type": "drew", "seat": seat, "count": 0, "why": "refill"})
+
+
 def _end_step(state: State, table: Table, seat: int) -> None:
     if state.step is Step.A:
         if state.hands[seat]:
@@ -237,5 +244,5 @@ def _end_step(state: State, table: Table, seat: int) -> None:
     else:
         # R7: Action C draws up to six.
         table.events.append({"type": "step_ended", "seat": seat, "step": "C"})
-        table.fill_hand(seat)
+        _refill(table, seat)
         table.pass_turn()

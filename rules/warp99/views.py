@@ -1,9 +1,11 @@
 """What each seat sees of a Warp 99 table.
 
-Public: every row, score, hand size and deck size; both pile tops and sizes; how many cards the
-reserve and the scored pile hold; the rule cards' face-up sides; whose turn and which step; whether
-the stuck-flip has been used. Private: a seat's own hand. Never shown to anyone: the identity or
-order of any card in a deck, the reserve, another hand, under a pile top or in the scored pile.
+Public: every row, score, hand size and deck size, and whether that deck was dealt as a full 15
+(R11: it then scores when it runs out; every new deck's size is announced anyway); both pile tops
+and sizes; how many cards the reserve and the scored pile hold; the rule cards' face-up sides;
+whose turn and which step; whether the stuck-flip has been used. Private: a seat's own hand.
+Never shown to anyone: the identity or order of any card in a deck, the reserve, another hand,
+under a pile top or in the scored pile.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def public_view(state: State) -> View:
             "row": [card_view(c) for c in state.rows[s]],
             "hand_size": len(state.hands[s]),
             "deck_size": len(state.decks[s]),
+            # R11: whether this deck scores 15 when it runs out (it was dealt as a full 15).
+            "deck_full": bool(state.decks[s]) and s not in state.short_decks,
         }
         for s in range(state.seats)
     ]

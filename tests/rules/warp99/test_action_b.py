@@ -137,7 +137,6 @@ def test_more_than_one_hand_can_be_emptied_in_a_turn() -> None:
     assert state.step is Step.A and state.turn == 0
 
 
-@pytest.mark.xfail(strict=True, reason="R12 is not implemented: the next test pins the opposite")
 def test_ruling_12_no_bonus_card_for_the_last_card_in_hand() -> None:
     """R12: a last card that follows two rules earns no bonus card; R7 applies instead."""
     state = position(
@@ -147,19 +146,41 @@ def test_ruling_12_no_bonus_card_for_the_last_card_in_hand() -> None:
         step=Step.B,
     )
     after, events = act(state, play("red 4", 0))
+    # Red 4 on red 6 follows Same Colour and Total 10, but it was the last card in hand.
+    played = next(e for e in events if e["type"] == "pile_card")
+    assert played["rules"] == ["same_colour", "total_ten"] and played["bonus"] is False
     assert "hand_emptied" in event_types(events)
+    assert {"type": "drew", "seat": 0, "count": 6, "why": "refill"} in events
+    assert not any(e["type"] == "drew" and e["why"] == "bonus" for e in events)
     assert after.step is Step.A
-    assert after.hands[0] == cards("gray 1", "gray 2", "gray 3", "gray 4", "gray 5", "tan 7")
+    assert after.hands[0] == tuple(
+        sorted(cards("gray 1", "gray 2", "gray 3", "gray 4", "gray 5", "tan 7"))
+    )
     assert after.decks[0] == cards("gray 0")
 
 
-def test_a_bonus_card_on_the_last_hand_card_keeps_action_b_going() -> None:
-    # The bonus card is drawn first, so the hand is not empty and there is no refill.
+def test_ruling_12_a_two_rule_last_card_repeats_a_b_c_instead_of_drawing_a_bonus() -> None:
+    """R12 (it settles what we once read the other way: the bonus card kept B going)."""
     state = position(
         hand=["red 4"], tops=("red 6", "blue 9"), deck=["gray 3", "tan 7"], step=Step.B
     )
     after, events = act(state, play("red 4", 0))
-    assert after.hands[0] == cards("tan 7")
+    # No bonus card: the empty hand draws up to six (emptying the deck on the way, R8).
+    assert "hand_emptied" in event_types(events)
+    assert after.step is Step.A and after.turn == 0
+    assert len(after.hands[0]) == 6
+    assert set(cards("gray 3", "tan 7")) <= set(after.hands[0])
+    assert after.scores[0] == 15
+
+
+def test_a_two_rule_card_that_is_not_the_last_still_earns_its_bonus_card() -> None:
+    """R5 and R12: the bonus card for any card but the last in hand."""
+    state = position(
+        hand=["red 4", "pink 0"], tops=("red 6", "blue 9"), deck=["gray 3", "tan 7"], step=Step.B
+    )
+    after, events = act(state, play("red 4", 0))
+    assert after.hands[0] == cards("pink 0", "tan 7")
+    assert after.decks[0] == cards("gray 3")
     assert after.step is Step.B
     assert "hand_emptied" not in event_types(events)
 

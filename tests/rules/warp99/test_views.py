@@ -149,8 +149,9 @@ EVENT_KEYS = {
     "hand_emptied": {"type", "seat"},
     "rule_flipped": {"type", "seat", "rule", "side", "now", "name"},
     "step_ended": {"type", "seat", "step"},
-    "deck_emptied": {"type", "seat"},
-    "new_deck": {"type", "seat", "size"},
+    # R11: the points the emptied deck scored (15 or 0), and whether a new deck is a full 15.
+    "deck_emptied": {"type", "seat", "bonus"},
+    "new_deck": {"type", "seat", "size", "full"},
     "reserve_rebuilt": {"type", "size"},
     "turn_started": {"type", "seat"},
 }
