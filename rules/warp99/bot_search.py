@@ -31,6 +31,8 @@ EMPTY_BASE = 5.0
 RATE = 4.0
 #: The search expands at most this many positions per call; beyond, a position is a leaf.
 NODE_BUDGET = 3_000
+#: The same for all the plans of one Action A together.
+A_BUDGET = 6_000
 
 
 @cache
@@ -109,73 +111,94 @@ class Plan:
     empties: bool
 
 
+class Budget:
+    """Positions a decision may still expand (shared by the searches of one decision)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int = NODE_BUDGET) -> None:
+        self.left = left
+
+
 def search_b(
-    hand: tuple[int, ...], tops: tuple[int, int], sides: tuple[int, int, int], ctx: Context
+    hand: tuple[int, ...],
+    tops: tuple[int, int],
+    sides: tuple[int, int, int],
+    ctx: Context,
+    budget: Budget | None = None,
 ) -> Plan:
     """The best order of plays in Action B: empty the hand if any order can, else play the most
     cards with the most bonus potential. Memoised on (cards left, pile tops, bonus cards drawn);
-    bounded by :data:`NODE_BUDGET`."""
-    cards = hand
-    n = len(cards)
-    memo: dict[tuple[int, int, int, int], tuple[float, int, int, int, bool]] = {}
-    budget = [NODE_BUDGET]
+    bounded by ``budget`` (a position beyond it counts as a stop)."""
+    if budget is None:
+        budget = Budget()
+    n = len(hand)
+    # Positions name the pile tops by index: hand cards 0..n-1, the current tops n and n+1.
+    cards = (*hand, tops[0], tops[1])
+    # match[t][i]: how many face-up rules hand card i follows on top t.
+    match = [[_matches(sides, top, c) for c in hand] for top in cards]
+    memo: dict[int, tuple[float, int, int, int, bool]] = {}
+    deck = ctx.deck
+    full_mask = (1 << n) - 1
 
     def leaf(left: int, unknown: int) -> float:
         # C draws back up to six: the turn's draws come to 6 - the known cards still held.
-        drawn = max(unknown, HAND_SIZE - left)
-        if ctx.deck_wins and drawn >= ctx.deck:
+        if ctx.deck_wins and max(unknown, HAND_SIZE - left) >= deck:
             return WIN
         return UNKNOWN * unknown
 
     def empty_value(unknown: int) -> float:
-        if ctx.empty_wins or (ctx.deck_wins and unknown + HAND_SIZE >= ctx.deck):
+        if ctx.empty_wins or (ctx.deck_wins and unknown + HAND_SIZE >= deck):
             return WIN
         return EMPTY_BASE + 2 * ctx.row_len + 1
 
     def go(mask: int, t0: int, t1: int, unknown: int) -> tuple[float, int, int, int, bool]:
-        key = (mask, t0, t1, unknown) if t0 <= t1 else (mask, t1, t0, unknown)
+        swap = t0 > t1
+        key = ((mask * 32 + unknown) * 32 + (t1 if swap else t0)) * 32 + (t0 if swap else t1)
         hit = memo.get(key)
         if hit is not None:
-            if t0 <= t1 or hit[1] < 0:
+            if not swap or hit[1] < 0:
                 return hit
             # Stored for the swapped tops: swap the pile of the first play back.
             return (hit[0], hit[1], 1 - hit[2], hit[3], hit[4])
         left = bin(mask).count("1")
         best: tuple[float, int, int, int, bool] = (leaf(left, unknown), -1, -1, 0, False)
-        budget[0] -= 1
-        if budget[0] >= 0:
+        budget.left -= 1
+        if budget.left >= 0:
+            row0, row1 = match[t0], match[t1]
             for i in range(n):
                 if not mask >> i & 1:
                     continue
-                card = cards[i]
                 rest = mask & ~(1 << i)
-                for pile, top in ((0, t0), (1, t1)):
-                    if pile == 1 and t1 == t0:
-                        break
-                    m = _matches(sides, top, card)
+                for pile, m in ((0, row0[i]), (1, row1[i])):
                     if not m:
                         continue
-                    after = left - 1 + unknown
-                    if after == 0:
+                    if left - 1 + unknown == 0:
                         value, plays, empties = 1 + empty_value(unknown), 1, True
                     else:
                         # R12: no bonus card for the last card in hand (handled above).
-                        bonus = m >= 2 and unknown < ctx.deck
-                        nt0, nt1 = (card, t1) if pile == 0 else (t0, card)
-                        sub = go(rest, nt0, nt1, unknown + (1 if bonus else 0))
+                        bonus = m >= 2 and unknown < deck
+                        sub = (
+                            go(rest, i, t1, unknown + bonus)
+                            if pile == 0
+                            else go(rest, t0, i, unknown + bonus)
+                        )
                         value, plays, empties = 1 + sub[0], 1 + sub[3], sub[4]
                         # A tie goes to the play with more rules matched (bonus potential).
                         value += 0.001 * m
                     if value > best[0]:
-                        best = (value, card, pile, plays, empties)
+                        best = (value, i, pile, plays, empties)
+                if best[4] and best[3] == left:
+                    # This line empties the hand: nothing beats it but a win, found the same way.
+                    break
         stored = best
-        if t0 > t1 and best[1] >= 0:
+        if swap and best[1] >= 0:
             stored = (best[0], best[1], 1 - best[2], best[3], best[4])
         memo[key] = stored
         return best
 
-    value, card, pile, plays, empties = go((1 << n) - 1, tops[0], tops[1], 0)
-    return Plan(value, None if card < 0 else (card, pile), plays, empties)
+    value, index, pile, plays, empties = go(full_mask, n, n + 1, 0)
+    return Plan(value, None if index < 0 else (hand[index], pile), plays, empties)
 
 
 def flipped(sides: tuple[int, int, int], rule: int) -> tuple[int, int, int]:
@@ -189,12 +212,16 @@ def stuck(hand: tuple[int, ...], tops: tuple[int, int], sides: tuple[int, int, i
 
 
 def best_flip(
-    hand: tuple[int, ...], tops: tuple[int, int], sides: tuple[int, int, int], ctx: Context
+    hand: tuple[int, ...],
+    tops: tuple[int, int],
+    sides: tuple[int, int, int],
+    ctx: Context,
+    budget: Budget | None = None,
 ) -> tuple[float, int]:
     """The rule card to turn over when stuck, and what B is then worth."""
     best = (-1.0, 0)
     for rule in range(3):
-        value = search_b(hand, tops, flipped(sides, rule), ctx).value
+        value = search_b(hand, tops, flipped(sides, rule), ctx, budget).value
         if value > best[0]:
             best = (value, rule)
     return best
@@ -216,6 +243,7 @@ def row_choices(state: State, seat: int) -> list[RowChoice]:
     can_flip = not state.flip_used
     out: list[RowChoice] = []
     n = len(row)
+    budget = Budget(A_BUDGET)
     options: list[bool] = [False, True] if row else [False]
     for score_first in options:
         if score_first and score + n * n >= TARGET:
@@ -231,9 +259,9 @@ def row_choices(state: State, seat: int) -> list[RowChoice]:
             rest = tuple(c for c in hand if c != card)
             ctx = context(state, seat, pending, len(new_row))
             if rest and can_flip and stuck(rest, tops, sides):
-                b_value = best_flip(rest, tops, sides, ctx)[0]
+                b_value = best_flip(rest, tops, sides, ctx, budget)[0]
             else:
-                b_value = search_b(rest, tops, sides, ctx).value
+                b_value = search_b(rest, tops, sides, ctx, budget).value
             value = pending + row_worth(new_row) - row_worth(row) + b_value
             # Same value: the lower card, then the rarer colour in hand, for determinism.
             value -= 0.0001 * VALUE[card] + 0.00001 * COLOUR[card]
