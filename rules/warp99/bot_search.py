@@ -86,6 +86,11 @@ class Context:
     empty_wins: bool
     #: Row length after this A (a repeated A may add to it).
     row_len: int
+    #: The own deck was dealt short (or is owed): draws from it score nothing (R11), so a
+    #: bonus card gains nothing by itself. Counting it would let the bot replay the known
+    #: stall of a nearly dry supply (bonus, last card, the covered pile card back as a
+    #: one-card deck, bonus again ...) until the move bound.
+    short: bool = False
 
 
 def context(state: State, seat: int, pending: int, row_len: int) -> Context:
@@ -98,6 +103,7 @@ def context(state: State, seat: int, pending: int, row_len: int) -> Context:
         deck_wins=full and score + DECK_POINTS >= TARGET,
         empty_wins=row_len > 0 and score + row_len * row_len >= TARGET,
         row_len=row_len,
+        short=not full,
     )
 
 
@@ -140,12 +146,13 @@ def search_b(
     memo: dict[int, tuple[float, int, int, int, bool]] = {}
     deck = ctx.deck
     full_mask = (1 << n) - 1
+    unknown_worth = 0.0 if ctx.short else UNKNOWN
 
     def leaf(left: int, unknown: int) -> float:
         # C draws back up to six: the turn's draws come to 6 - the known cards still held.
         if ctx.deck_wins and max(unknown, HAND_SIZE - left) >= deck:
             return WIN
-        return UNKNOWN * unknown
+        return unknown_worth * unknown
 
     def empty_value(unknown: int) -> float:
         if ctx.empty_wins or (ctx.deck_wins and unknown + HAND_SIZE >= deck):
@@ -184,8 +191,12 @@ def search_b(
                             else go(rest, t0, i, unknown + bonus)
                         )
                         value, plays, empties = 1 + sub[0], 1 + sub[3], sub[4]
-                        # A tie goes to the play with more rules matched (bonus potential).
-                        value += 0.001 * m
+                        if bonus and ctx.short:
+                            # Played and drawn again: the hand is as long as before.
+                            value -= 1.001
+                        else:
+                            # A tie goes to the play with more rules matched (bonus potential).
+                            value += 0.001 * m
                     if value > best[0]:
                         best = (value, i, pile, plays, empties)
                 if best[4] and best[3] == left:
