@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -129,6 +130,23 @@ def flips_the_rule_card_that_lets_the_hand_empty(policy: Policy) -> None:
     assert "hand_emptied" in play_turn(policy, state)
 
 
+def does_not_chase_bonus_cards_from_a_short_deck(policy: Policy) -> None:
+    # A short deck (R11) scores nothing when it runs out: the red 4's bonus on the red 6 would
+    # only swap a card for a card. Playing it is how the dry-supply stall loops (see the move
+    # bound on the rules page), so B ends instead; with a full deck the bot plays it.
+    short = position(
+        hand=["red 4", "gray 0"],
+        tops=("red 6", "blue 2"),
+        deck=["tan 5"],
+        step=Step.B,
+        played_to_pile=True,
+        short_decks=(0,),
+    )
+    assert first_move(policy, short) == {"type": "end_step"}
+    full = replace(short, short_decks=())
+    assert first_move(policy, full)["type"] == "play_to_pile"
+
+
 BEHAVIOURS = [
     scores_the_row_when_that_wins_on_the_spot,
     scores_the_row_when_the_decks_points_then_win_this_turn,
@@ -136,6 +154,7 @@ BEHAVIOURS = [
     plays_the_bonus_card_last_when_that_empties_the_hand,
     picks_the_row_card_that_keeps_the_hand_playable,
     flips_the_rule_card_that_lets_the_hand_empty,
+    does_not_chase_bonus_cards_from_a_short_deck,
 ]
 
 
@@ -161,6 +180,10 @@ def test_picks_the_row_card_that_keeps_the_hand_playable() -> None:
 
 def test_flips_the_rule_card_that_lets_the_hand_empty() -> None:
     flips_the_rule_card_that_lets_the_hand_empty(strong)
+
+
+def test_does_not_chase_bonus_cards_from_a_short_deck() -> None:
+    does_not_chase_bonus_cards_from_a_short_deck(strong)
 
 
 @pytest.mark.parametrize("behaviour", BEHAVIOURS, ids=lambda b: b.__name__)
