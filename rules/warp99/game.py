@@ -124,7 +124,8 @@ class Warp99(Game[State, AnyAction]):
     def bot_action(
         self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
     ) -> AnyAction:
-        return choose(state, seat, rng)
+        # Levels: strong, normal (strong with a few slips), easy; an unknown one raises.
+        return choose(state, seat, rng, level)
 
     def result(self, state: State) -> Result | None:
         if not is_over(state):
