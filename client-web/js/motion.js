@@ -83,7 +83,8 @@ export function vanish(look, from, ms = 220) {
     height: `${from.height}px`,
     margin: "0",
     pointerEvents: "none",
-    zIndex: "50",
+    // Above the table, below the toast (20), the sheets (30) and the results overlay (40).
+    zIndex: "15",
   });
   document.body.appendChild(ghost);
   const animation = run(
