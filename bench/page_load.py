@@ -29,7 +29,7 @@ from tests.browser.served import parlor_serve
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
-PHONE = {"width": 375, "height": 740}
+PHONE = {"width": 375, "height": 812}
 #: Chrome DevTools' bytes per second; latency in milliseconds.
 SLOW_NETWORK = {
     "offline": False,
