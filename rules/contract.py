@@ -16,6 +16,8 @@ What the server relies on:
   seat (``None`` = spectator). Wire-clean (see :mod:`rules.codec`). Always carries the common
   keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``. ``views(state,
   seats)`` renders several at once (what the server does after every change).
+* ``pause_limit(state)`` — seconds after which the current phase (a pause: a round end shown
+  until everyone says "next") ends by itself; ``None`` for ordinary phases.
 * ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over. Every
   game is over after at most ``move_bound`` actions (the platform's move bound).
 * ``dump_state`` / ``load_state`` — lossless conversion to and from wire-clean data.
@@ -277,6 +279,16 @@ class Game(ABC, Generic[S, A]):
             raise RulesError("This seat has nothing to do")
         choice, _ = rng.choice(actions)
         return choice
+
+    def pause_limit(self, state: S) -> float | None:
+        """Seconds after which the phase ``state`` is in ends by itself, or None (the default).
+
+        A pause is a phase that only asks the seats to act to say they are done looking (Number
+        Swap's round end: "Next round"). The server gives the people to act this long, whether
+        or not the room has a turn timer, and then plays ``bot_action`` for those who did not
+        act, without counting it against them (they were not away, just reading).
+        """
+        return None
 
     # -- hooks each game implements ---------------------------------------------------------
 

@@ -59,6 +59,12 @@ class UndoLast(ActionModel):
     type: Literal["undo"] = "undo"
 
 
-AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast
+class NextRound(ActionModel):
+    """After a round is scored: you have seen the revealed grids, deal the next round."""
+
+    type: Literal["next_round"] = "next_round"
+
+
+AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast | NextRound
 
 Action = Annotated[AnyAction, Field(discriminator="type")]

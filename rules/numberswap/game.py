@@ -29,19 +29,27 @@ from rules.numberswap.actions import (
     DiscardDrawn,
     Draw,
     FlipInitial,
+    NextRound,
     SwapDrawn,
     TakeDiscard,
     UndoLast,
 )
 from rules.numberswap.cards import DECK, GRID_SIZE, ROWS, column_positions
 from rules.numberswap.policy import choose
-from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo, to_act
+from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo, is_ready, to_act
 from rules.rng import Rng
 
 #: Platform ruling (move bound): a game still running after this many actions (opening flips
 #: and undos included) ends, the lowest running total winning. Set for the highest target
 #: (1,000), whose longest measured game took 5,365 actions; at the usual 100 the longest took 684.
 MOVE_BOUND = 25_000
+
+#: (ours) Seconds the table waits at a round end for the people who have not pressed "Next
+#: round" (see ``pause_limit``). Long enough to read every revealed grid, the doubling and the
+#: totals of a full table of eight (the scores are a glance, the grids a few seconds each),
+#: short enough that one friend who looked away does not hold up the rest for long: two thirds
+#: of the 45 s turn timer, and twice the 15 s a disconnected player is given.
+ROUND_END_PAUSE = 30.0
 
 
 class NumberSwapOptions(GameOptions):
@@ -148,6 +156,8 @@ class NumberSwap(Game[State, AnyAction]):
         return to_act(state)
 
     def waiting_reason(self, state: State, seat: int) -> str:
+        if state.phase is Phase.ROUND_END:
+            return "You are ready; waiting for the others to press Next round"
         if state.phase is Phase.CHOOSE:
             return "You have turned up your two cards; waiting for the others"
         if state.current is not None:
@@ -162,6 +172,8 @@ class NumberSwap(Game[State, AnyAction]):
         # pairs to every seat); legal_actions validates the same list into models.
         if seat not in self.to_act(state):
             return []
+        if state.phase is Phase.ROUND_END:
+            return [{"type": "next_round"}]
         grid = state.grids[seat]
         if state.phase is Phase.CHOOSE:
             down = grid.face_down()
@@ -200,6 +212,13 @@ class NumberSwap(Game[State, AnyAction]):
         return state, events
 
     def _apply(self, state: State, seat: int, action: AnyAction) -> tuple[State, list[Event]]:
+        if state.phase is Phase.ROUND_END:
+            if not isinstance(action, NextRound):
+                # R10: nothing of the scored round can be taken back, undo included.
+                raise WrongPhase("The round is over: press Next round when you are ready")
+            return self._next_round(state, seat)
+        if isinstance(action, NextRound):
+            raise WrongPhase("Next round is only for when a round has ended")
         if isinstance(action, UndoLast):
             return self._undo(state, seat)
         if state.phase is Phase.CHOOSE:
@@ -408,20 +427,35 @@ class NumberSwap(Game[State, AnyAction]):
             assert result is not None
             events.append({"type": "game_over", "winners": list(result.winners)})
             return state, events
-        grids2, draw, discard2, rng = _deal(state.seats, state.rng)
+        # (ours) The scored round stays on the table, every grid revealed, until every seat
+        # has said it is ready (see _next_round).
+        state = replace(state, phase=Phase.ROUND_END, ready=(False,) * state.seats)
+        return state, events
+
+    def _next_round(self, state: State, seat: int) -> tuple[State, list[Event]]:
+        ready = _replace_at(state.ready, seat, True)
+        events: list[Event] = [{"type": "ready", "seat": seat}]
+        if not all(ready):
+            return replace(state, ready=ready), events
+        ender = state.ender
+        assert ender is not None
+        # The deal draws on the state's rng exactly as it did straight after the scoring:
+        # nothing in between uses it, so a seed and its moves deal the same rounds.
+        grids, draw, discard, rng = _deal(state.seats, state.rng)
         state = replace(
             state,
             rng=rng,
             round=state.round + 1,
             phase=Phase.CHOOSE,
-            grids=grids2,
+            grids=grids,
             draw=draw,
-            discard=discard2,
+            discard=discard,
             chosen=(False,) * state.seats,
             drawn=None,
             ender=None,
             # R3: whoever ended this round starts the next.
             starter=ender,
+            ready=(),
         )
         events.append({"type": "round_started", "round": state.round})
         return state, events
@@ -487,6 +521,7 @@ class NumberSwap(Game[State, AnyAction]):
             "ender": state.ender,
             "last_turns": state.ender is not None and state.phase is Phase.TURN,
             "undo_by": None if state.undo is None else state.undo.seat,
+            "ready": [is_ready(state, s) for s in range(state.seats)],
             "history": [list(r) for r in state.history],
             "last_round": None
             if last is None
@@ -519,6 +554,10 @@ class NumberSwap(Game[State, AnyAction]):
         self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
     ) -> AnyAction | None:
         return choose(state, seat, rng)
+
+    def pause_limit(self, state: State) -> float | None:
+        # (ours) The round end waits for the people at the table, but not for ever.
+        return ROUND_END_PAUSE if state.phase is Phase.ROUND_END else None
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

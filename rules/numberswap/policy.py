@@ -7,6 +7,7 @@ from rules.numberswap.actions import (
     DiscardDrawn,
     Draw,
     FlipInitial,
+    NextRound,
     SwapDrawn,
     TakeDiscard,
 )
@@ -47,6 +48,9 @@ def _best_target(grid: Grid, card: int) -> int | None:
 def choose(state: State, seat: int, rng: Rng) -> AnyAction | None:
     if seat not in to_act(state):
         raise ValueError("seat may not act")
+    if state.phase is Phase.ROUND_END:
+        # A bot has nothing to read: it is ready at once (the server paces it).
+        return NextRound()
     grid = state.grids[seat]
     if state.phase is Phase.CHOOSE:
         down = grid.face_down()

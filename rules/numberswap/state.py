@@ -13,6 +13,9 @@ class Phase(StrEnum):
     CHOOSE = "choose"
     #: Ordinary turns (and, once someone has ended the round, everyone's last turns).
     TURN = "turn"
+    #: A round has been scored and the game goes on: every grid is shown revealed until each
+    #: seat has said it is ready (``next_round``); the last one deals the next round.
+    ROUND_END = "round_end"
     OVER = "over"
 
 
@@ -82,6 +85,13 @@ class State:
     undo: Undo | None
     #: Actions applied so far, undos included (the move bound counts them).
     moves: int = 0
+    #: Per seat, in the round_end phase: has it said it is ready for the next round. Empty in
+    #: every other phase (so a state stored before the phase existed loads unchanged).
+    ready: tuple[bool, ...] = ()
+
+
+def is_ready(state: State, seat: int) -> bool:
+    return bool(state.ready) and state.ready[seat]
 
 
 def to_act(state: State) -> frozenset[int]:
@@ -89,6 +99,9 @@ def to_act(state: State) -> frozenset[int]:
     if state.phase is Phase.CHOOSE:
         # R2: the opening flips are simultaneous: every seat that has not chosen yet.
         return frozenset(s for s in range(state.seats) if not state.chosen[s])
+    if state.phase is Phase.ROUND_END:
+        # (ours) The revealed round stays on the table until every seat is ready.
+        return frozenset(s for s in range(state.seats) if not is_ready(state, s))
     if state.phase is Phase.TURN:
         assert state.current is not None
         if state.undo is not None:

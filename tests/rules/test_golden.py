@@ -182,6 +182,7 @@ def test_the_floor_golden_game_covers_the_special_cards() -> None:
 
 def test_the_numberswap_golden_game_lasts_several_rounds() -> None:
     assert _load(GOLDENS["numberswap"])["final_views"][-1]["round"] >= 3
+    assert "next_round" in _action_types("numberswap")
 
 
 def test_the_warp99_golden_game_covers_every_action() -> None:

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from rules.codec import pack, unpack
 from rules.errors import (
     GameOver,
     IllegalAction,
@@ -18,7 +19,7 @@ from rules.errors import (
     WrongPhase,
 )
 from rules.numberswap.cards import DECK
-from rules.numberswap.game import MOVE_BOUND
+from rules.numberswap.game import MOVE_BOUND, ROUND_END_PAUSE
 from rules.numberswap.state import Phase
 from rules.rng import Rng
 from tests.rules.numberswap.helpers import GAME, HARNESS, grid, position
@@ -28,6 +29,19 @@ DOWN = [9] * 12  # an all-face-down grid of nines
 
 def flip(state, seat, a, b):
     return GAME.apply(state, seat, {"type": "flip_initial", "positions": [a, b]})
+
+
+NEXT = {"type": "next_round"}
+
+
+def all_ready(state):
+    """Every seat presses Next round at the round end; the last one deals the next round."""
+    assert state.phase is Phase.ROUND_END
+    events = []
+    for seat in range(state.seats):
+        state, more = GAME.apply(state, seat, NEXT)
+        events += more
+    return state, events
 
 
 # -- R1: deck and deal ------------------------------------------------------------------------
@@ -139,6 +153,7 @@ def test_round_ender_starts_the_next_round_end_to_end():
     state = ender_position()
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})  # seat 0 ends
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 0})  # last turn
+    state, _ = all_ready(state)
     assert state.phase is Phase.CHOOSE and state.round == 2 and state.starter == 0
     state, _ = flip(state, 1, 0, 1)
     state, _ = flip(state, 0, 0, 1)
@@ -290,6 +305,8 @@ def test_round_end_gives_every_other_player_exactly_one_more_turn():
         state, _ = GAME.apply(state, seat, {"type": "draw"})
         state, _ = GAME.apply(state, seat, {"type": "swap_drawn", "position": 0})
     assert played == [1, 2, 3]
+    assert state.phase is Phase.ROUND_END
+    state, _ = all_ready(state)
     assert state.round == 2
 
 
@@ -376,6 +393,8 @@ def test_game_goes_on_while_every_total_is_below_100():
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
     assert max(state.totals) < 100
+    assert state.phase is Phase.ROUND_END and GAME.result(state) is None
+    state, _ = all_ready(state)
     assert state.phase is Phase.CHOOSE and GAME.result(state) is None
 
 
@@ -470,7 +489,7 @@ def test_undo_is_refused_when_the_action_ended_the_round():
     state = ender_position()
     state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 1})  # face-up swap
-    assert state.phase is Phase.CHOOSE and state.undo is None
+    assert state.phase is Phase.ROUND_END and state.undo is None
 
 
 def test_while_undo_is_open_the_undoer_can_do_nothing_else():
@@ -693,6 +712,7 @@ EVENT_KEYS = {
     "last_turns": {"type", "ender"},
     "round_ended": {"type", "round", "ender", "scores", "doubled", "totals"},
     "round_started": {"type", "round"},
+    "ready": {"type", "seat"},
     "game_over": {"type", "winners"},
     "reshuffled": {"type", "draw_size"},
 }
@@ -723,4 +743,170 @@ def test_events_carry_nothing_hidden(seats):
             assert GAME.apply(other, seat, action)[1] == events
         state = new
     assert quiet
-    assert "round_started" in seen
+    assert "round_started" in seen and "ready" in seen
+
+
+# -- (ours) the round end: everyone sees the revealed grids, then Next round ------------------
+
+
+def ended_round(seats=3):
+    """Round 1 of ``ender_position`` played to its end: seat 0 ended, the others had a turn."""
+    state = ender_position(seats)
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    for seat in range(1, seats):
+        state, _ = GAME.apply(state, seat, {"type": "draw"})
+        state, events = GAME.apply(state, seat, {"type": "swap_drawn", "position": 0})
+    return state, events
+
+
+def test_a_scored_round_enters_the_round_end_phase_with_everyone_to_act():
+    state, events = ended_round()
+    assert [e["type"] for e in events][-1] == "round_ended"
+    assert state.phase is Phase.ROUND_END and state.round == 1
+    assert GAME.to_act(state) == {0, 1, 2}
+    view = GAME.view(state, 1)
+    assert view["phase"] == "round_end" and view["to_act"] == [0, 1, 2]
+    assert view["ready"] == [False, False, False]
+    assert view["current"] is None and view["last_turns"] is False
+
+
+def test_round_end_view_shows_every_grid_revealed_and_the_scored_summary():
+    state, _ = ended_round()
+    summary = state.last_round
+    assert summary is not None
+    for viewer in (0, 2, None):
+        view = GAME.view(state, viewer)
+        for seat, player in enumerate(view["players"]):
+            cards = summary.grids[seat].cards
+            assert [c["card"] for c in player["grid"]] == list(cards)
+            assert all(c["up"] or c["cleared"] for c in player["grid"])
+            assert player["face_down"] == 0 and player["showing"] == summary.raw_scores[seat]
+        assert view["last_round"]["raw_scores"] == list(summary.raw_scores)
+        assert view["last_round"]["scores"] == list(summary.scores)
+        assert view["last_round"]["doubled"] == summary.doubled
+
+
+def test_round_end_offers_each_seat_to_act_only_next_round():
+    state, _ = ended_round()
+    for seat in range(3):
+        assert GAME.view(state, seat)["legal"] == [NEXT]
+        assert [GAME.dump_action(a) for a in GAME.legal_actions(state, seat)] == [NEXT]
+    assert GAME.view(state, None)["legal"] == []
+    with pytest.raises(WrongPhase, match="Next round"):
+        GAME.apply(state, 1, {"type": "draw"})
+    with pytest.raises(WrongPhase):
+        GAME.apply(position([grid(DOWN), grid(DOWN)]), 0, NEXT)
+
+
+def test_to_act_shrinks_as_seats_say_they_are_ready():
+    state, _ = ended_round()
+    state, events = GAME.apply(state, 1, NEXT)
+    assert events == [{"type": "ready", "seat": 1}]
+    assert state.phase is Phase.ROUND_END and GAME.to_act(state) == {0, 2}
+    assert GAME.view(state, 0)["ready"] == [False, True, False]
+    assert GAME.view(state, 1)["legal"] == []
+    with pytest.raises(NotYourTurn, match="waiting for the others"):
+        GAME.apply(state, 1, NEXT)
+    state, events = GAME.apply(state, 2, NEXT)
+    assert events == [{"type": "ready", "seat": 2}]
+    assert GAME.to_act(state) == {0} and GAME.view(state, 2)["ready"] == [False, True, True]
+
+
+def test_the_last_ready_deals_the_next_round_with_the_same_deal_as_before():
+    """R1, R3: the deal draws on the same rng as when rounds were dealt at once.
+
+    The grids below are what this position dealt for round 2 before the round end waited for
+    anyone (the rules as of 954dff6): the same seed and moves deal the same rounds."""
+    state, _ = ended_round()
+    scored = state
+    state, _ = GAME.apply(state, 0, NEXT)
+    state, _ = GAME.apply(state, 2, NEXT)
+    state, events = GAME.apply(state, 1, NEXT)
+    assert events == [{"type": "ready", "seat": 1}, {"type": "round_started", "round": 2}]
+    assert state.phase is Phase.CHOOSE and state.round == 2 and state.starter == 0
+    assert [g.cards for g in state.grids] == [
+        (8, 7, 6, -1, 6, 3, -1, 2, 3, 11, 0, -1),
+        (0, 7, 10, 1, 3, 0, -1, 9, 0, 8, 0, 9),
+        (7, 0, 9, 4, 5, 5, 12, 5, 11, 5, 10, 2),
+    ]
+    assert state.discard == (6,) and len(state.draw) == 113
+    assert state.rng == Rng(state=3212106595755651186)
+    assert state.totals == scored.totals and state.last_round == scored.last_round
+    assert state.ready == () and GAME.view(state, 0)["ready"] == [False, False, False]
+    assert GAME.to_act(state) == {0, 1, 2}
+
+
+def test_undo_cannot_cross_the_round_end():
+    """R10: the action that ended the round stays done through the round end and after."""
+    state = ender_position()
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    # Seat 1's last turn swaps the discard onto a face-up card: undoable, but for the round end.
+    state, _ = GAME.apply(state, 1, {"type": "take_discard", "position": 1})
+    assert state.phase is Phase.ROUND_END and state.undo is None
+    assert GAME.view(state, 1)["undo_by"] is None
+    with pytest.raises(WrongPhase):
+        GAME.apply(state, 1, {"type": "undo"})
+    state, _ = GAME.apply(state, 0, NEXT)
+    with pytest.raises(WrongPhase):
+        GAME.apply(state, 1, {"type": "undo"})
+    state, _ = GAME.apply(state, 1, NEXT)
+    assert state.phase is Phase.CHOOSE and state.undo is None
+    assert {"type": "undo"} not in GAME.view(state, 1)["legal"]
+    with pytest.raises(IllegalAction, match="undo"):
+        GAME.apply(state, 1, {"type": "undo"})
+
+
+def test_the_round_that_ends_the_game_goes_straight_to_over():
+    """R8: no round end to wait through once a total has reached the target."""
+    state = replace(ender_position(), totals=(10, 75))
+    state, _ = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
+    state, events = GAME.apply(state, 1, {"type": "take_discard", "position": 11})
+    assert state.phase is Phase.OVER and GAME.to_act(state) == frozenset()
+    assert [e["type"] for e in events][-2:] == ["round_ended", "game_over"]
+    assert GAME.pause_limit(state) is None
+    assert GAME.view(state, 0)["ready"] == [False, False]
+
+
+def test_a_state_stored_before_the_round_end_phase_loads():
+    """Rooms saved before the round end existed carry no ``ready``: they load and play on."""
+    state = GAME.new_game(3, None, 5)
+    state, _ = flip(state, 0, 0, 1)
+    dumped = GAME.dump_state(state)
+    del dumped["ready"]
+    old = GAME.load_state(unpack(pack(dumped)))
+    assert old == state and old.ready == ()
+    assert GAME.view(old, 1)["ready"] == [False, False, False]
+    # A stored record of a round about to end (as rooms were saved then) ends it as now.
+    dumped = GAME.dump_state(ender_position())
+    del dumped["ready"]
+    old = GAME.load_state(unpack(pack(dumped)))
+    old, _ = GAME.apply(old, 0, {"type": "take_discard", "position": 0})
+    old, _ = GAME.apply(old, 1, {"type": "take_discard", "position": 11})
+    assert old.phase is Phase.ROUND_END and GAME.to_act(old) == {0, 1}
+
+
+def test_bot_action_in_the_round_end_is_next_round():
+    state, _ = ended_round()
+    for seat in range(3):
+        assert GAME.bot_action(state, seat, Rng.from_seed(seat)) == GAME.parse_action(NEXT)
+
+
+def test_the_round_end_is_a_pause_of_30_seconds_and_other_phases_are_not():
+    state, _ = ended_round()
+    assert GAME.pause_limit(state) == ROUND_END_PAUSE == 30.0
+    assert GAME.pause_limit(GAME.new_game(2, None, 0)) is None
+    assert GAME.pause_limit(position([grid(DOWN), grid(DOWN)])) is None
+
+
+def test_move_bound_counts_next_round_and_can_end_the_game_at_a_round_end():
+    """Platform ruling (move bound): Next round is a move like any other."""
+    state, _ = ended_round(seats=2)
+    state = replace(state, moves=MOVE_BOUND - 2)
+    state, _ = GAME.apply(state, 1, NEXT)
+    assert state.moves == MOVE_BOUND - 1 and state.phase is Phase.ROUND_END
+    state, events = GAME.apply(state, 0, NEXT)
+    assert state.phase is Phase.OVER and GAME.to_act(state) == frozenset()
+    result = GAME.result(state)
+    assert result is not None and result.move_bound == MOVE_BOUND
+    assert result.scores == state.totals  # the round just ended was scored
+    assert events[-1]["type"] == "game_over"
