@@ -40,15 +40,12 @@ from rules.floor.options import Options, options, shapes_of
 from rules.floor.state import Phase, State, next_seat
 from rules.rng import Rng
 
-import os
-
-
-def _T(name: str, default: float) -> float:
-    return float(os.environ.get(name, default))
-
-
 _KIND = tuple(card.kind for card in CARDS)
 _SHAPE = tuple(card.shape for card in CARDS)
+#: The shapes a card may leave the floor in: its own, or any for a card without a shape.
+_OWN: tuple[tuple[Shape, ...], ...] = tuple(
+    SHAPES if card.shape is None else (card.shape,) for card in CARDS
+)
 _VALUE = tuple(card.value or 0 for card in CARDS)
 
 #: ``normal``'s chance (in 1,000) of taking its second-best play.
@@ -79,7 +76,7 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
     if level == "easy":
         return _easy(state, seat, opts)
     ranked = sorted(_candidates(state, seat, opts), key=lambda m: m[0], reverse=True)
-    if level == "normal" and len(ranked) > 1 and ranked[1][0] > -5:
+    if level == "normal" and len(ranked) > 1 and ranked[0][0] - ranked[1][0] < 6:
         roll, _ = rng.below(1000)
         # A slip: the second-best play, but never instead of a win.
         if roll < SLIP and ranked[0][0] < WIN:
@@ -159,7 +156,7 @@ def _quality(hand: list[int], shape: Shape | None, number: int | None = None) ->
         score += 7.0 + 1.5 * (powers - 1)
     # A Freeze or a Take answers the attacks that come when a hand runs low, and, as the last
     # card, sending one back wins.
-    score += (_T("ANS", 6.0) if len(hand) <= 3 else 1.0) * min(answers, 1) + 1.0 * answers
+    score += (6.0 if len(hand) <= 3 else 1.0) * min(answers, 1) + 1.0 * answers
     if ops > numbers:
         score -= 3.0 * (ops - numbers)
     if swaps and len(hand) <= 2:
@@ -167,8 +164,8 @@ def _quality(hand: list[int], shape: Shape | None, number: int | None = None) ->
     if number is not None:
         # Next turn's sums, if the number stays; and a low number leaves the others few sums.
         if _sums(hand, number):
-            score += _T("SUM", 4.0)
-        score -= _T("LOW", 0.3) * number
+            score += 4.0
+        score -= 0.3 * number
     return score
 
 
@@ -187,7 +184,7 @@ DANGER = {1: 1.0, 2: 0.4, 3: 0.15}
 def _denial(state: State, seat: int, target: int) -> dict[Shape, float]:
     """Per shape, the cost of leaving it to ``target``: how likely a card of it is among the
     cards this seat cannot see, weighted by how close ``target`` is to finishing."""
-    danger = DANGER.get(len(state.hands[target]), 0.0) * _T("DENY", 60.0)
+    danger = DANGER.get(len(state.hands[target]), 0.0) * 60.0
     if not danger or target == seat:
         return dict.fromkeys(SHAPES, 0.0)
     # 20 Numbers, a Freeze and two Takes of each shape; the seat sees its hand and the top card.
@@ -245,28 +242,23 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
                 rest = _rest(hand, played)
                 shape, q = _best_shape(rest, shapes_of((x, *ride)), result, deny)
                 score = WIN if not rest else SHED * len(played) + q
-                out.append(
-                    (score, PlayOperation(card=card, operand=x, riders=ride, shape=shape))
-                )
+                out.append((score, PlayOperation(card=card, operand=x, riders=ride, shape=shape)))
     # Tempo: heads-up, an attack the other player cannot answer gives this seat the next move
     # with the floor unchanged; with more players it costs the next player a turn.
     threat = sizes[following]
-    if heads_up:
-        attack = _T("ATK", 25.0)
-    else:
-        attack = 2.0 + (12.0 if threat <= 2 else 6.0 if threat <= 3 else 0.0)
+    attack = 25.0 if heads_up else 2.0 + (12.0 if threat <= 2 else 6.0 if threat <= 3 else 0.0)
     for take in sorted(opts.takes, key=lambda c: -_VALUE[c]):
-        allowed = (_SHAPE[take],) if _SHAPE[take] else SHAPES
+        allowed = _OWN[take]
         bonus = attack + (1.0 if _VALUE[take] == 2 else 0.0)
         out.append((shed((take,), allowed, bonus), PlayTake(card=take)))
     for freeze in opts.freezes:
-        allowed = (_SHAPE[freeze],) if _SHAPE[freeze] else SHAPES
-        out.append((shed((freeze,), allowed, attack - _T("FRZ", 0.5)), PlayFreeze(card=freeze)))
+        allowed = _OWN[freeze]
+        out.append((shed((freeze,), allowed, attack - 0.5), PlayFreeze(card=freeze)))
     for swap in opts.swaps[:1]:
         charged = sizes[following] == 2
         if heads_up:
             # Not charged, a Swap is a free card: the same seat moves again.
-            bonus = -8.0 if charged else _T("SWP", 20.0)
+            bonus = -8.0 if charged else 20.0
         elif charged:
             bonus = -8.0
         else:
@@ -283,7 +275,7 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
             continue
         shape, q = _best_shape(rest, SHAPES, floor, deny)
         score = SHED + q - 2.0
-        if len(opts.powers) == 1 and len(hand) > _T("PWR", 3):
+        if len(opts.powers) == 1 and len(hand) > 3:
             score = -60.0
         out.append((score, PlayPower(card=power, shape=shape)))
     for burn in opts.burns:
