@@ -294,8 +294,14 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
 
 
 def _easy(state: State, seat: int, opts: Options) -> AnyAction:
-    """A beginner: the first Number that fits, no sums or Operations; specials only when stuck."""
+    """A beginner: the first Number that fits, before any sum; specials only when stuck."""
     hand = state.hands[seat]
+    # The shape it names: the one it holds most of (a beginner's rule of thumb).
+    counts = {s: sum(1 for c in hand if _SHAPE[c] is s) for s in SHAPES}
+
+    def name(allowed: tuple[Shape, ...]) -> Shape:
+        return max(allowed, key=lambda s: counts[s])
+
     singles = [p for p in opts.numbers if len(p.cards) == 1]
     if singles:
         play = singles[0]
@@ -306,20 +312,17 @@ def _easy(state: State, seat: int, opts: Options) -> AnyAction:
         return PlayFreeze(card=opts.freezes[0])
     if opts.numbers:
         play = opts.numbers[0]
-        return PlayNumbers(cards=play.cards, shape=shapes_of(play.cards)[0])
+        return PlayNumbers(cards=play.cards, shape=name(shapes_of(play.cards)))
+    if opts.operations:
+        choice = opts.operations[0]
+        x, _ = choice.operands[0]
+        return PlayOperation(card=choice.cards[0], operand=x, shape=name(shapes_of((x,))))
     if opts.swaps:
         return PlaySwap(card=opts.swaps[0])
     if opts.powers:
-        left = [c for c in hand if _SHAPE[c] is not None]
-        shape = _SHAPE[left[0]] if left else SHAPES[0]
-        assert shape is not None
-        return PlayPower(card=opts.powers[0], shape=shape)
+        return PlayPower(card=opts.powers[0], shape=name(SHAPES))
     if opts.burns:
         return BurnSwap(card=opts.burns[0])
     if opts.draw:
         return Draw()
-    if opts.operations:
-        choice = opts.operations[0]
-        x, _ = choice.operands[0]
-        return PlayOperation(card=choice.cards[0], operand=x, shape=_SHAPE[x])
     return Grab()
