@@ -36,6 +36,8 @@ from rules.rng import Rng
 
 #: ``normal``'s chance (in 1,000) of taking its second-best move.
 SLIP = 100
+#: The chance (in 1,000) that a decision ignores R7's doubling risk.
+BOLD = 150
 #: ``easy`` keeps a card at or below this.
 EASY_KEEP = 3
 
@@ -62,7 +64,10 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
         return None
     if level == "easy":
         return _easy(state, seat)
-    ranked = _Model(state, seat).ranked()
+    # Now and then the bot takes the risk of going out anyway: two bots that each wait for
+    # the other to go out would otherwise play one round for ever.
+    roll, rng = rng.below(1000)
+    ranked = _Model(state, seat, careful=roll >= BOLD).ranked()
     if level == "normal" and len(ranked) > 1:
         roll, _ = rng.below(1000)
         # A slip: the second-best move, when it is not much worse.
@@ -81,8 +86,9 @@ def _phi(x: float) -> float:
 class _Model:
     """The seat's estimate of every grid, from what it can see."""
 
-    def __init__(self, state: State, seat: int) -> None:
+    def __init__(self, state: State, seat: int, *, careful: bool = True) -> None:
         self.state = state
+        self.careful = careful
         self.seat = seat
         pool = dict(DECK_COUNTS)
         seen: list[int] = [
@@ -136,7 +142,7 @@ class _Model:
         if mine is None:
             mine = self.estimate(cells)
         down = sum(1 for c, up in cells if c is not None and not up)
-        if down or self.last_turn:
+        if down or self.last_turn or not self.careful:
             return mine
         # Going out: every other seat gets one more turn, then all is shown.
         safe = 1.0
