@@ -177,15 +177,15 @@ def _best_shape(
     return best, q
 
 
-#: How much a shape that the next player may well hold is worth avoiding, by their hand size.
-DANGER = {1: 1.0, 2: 0.4, 3: 0.15}
+#: How much leaving a shape is worth avoiding, scaled by how likely the next player holds it.
+DENY = 60.0
 
 
 def _denial(state: State, seat: int, target: int) -> dict[Shape, float]:
     """Per shape, the cost of leaving it to ``target``: how likely a card of it is among the
-    cards this seat cannot see, weighted by how close ``target`` is to finishing."""
-    danger = DANGER.get(len(state.hands[target]), 0.0) * 60.0
-    if not danger or target == seat:
+    cards this seat cannot see (a shape this seat holds much of is one the others lack)."""
+    danger = DENY
+    if target == seat:
         return dict.fromkeys(SHAPES, 0.0)
     # 20 Numbers, a Freeze and two Takes of each shape; the seat sees its hand and the top card.
     unseen = dict.fromkeys(SHAPES, 23)
