@@ -36,8 +36,8 @@ def test_bots_finish_games_at_every_seat_count() -> None:
 def test_bot_moves_are_among_the_legal_actions() -> None:
     rnd = random.Random(4)
     checked = 0
-    for seed in range(6):
-        state = GAME.new_game(2 + seed, None, seed)
+    for seed in range(12):
+        state = GAME.new_game(2 + seed % 7, None, seed)
         while GAME.result(state) is None:
             seat = state.turn
             move = GAME.dump_action(GAME.bot_action(state, seat, Rng.from_seed(0)))
