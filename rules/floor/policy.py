@@ -253,7 +253,7 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
         out.append((shed((take,), allowed, bonus), PlayTake(card=take)))
     for freeze in opts.freezes:
         allowed = _OWN[freeze]
-        out.append((shed((freeze,), allowed, attack - 0.5), PlayFreeze(card=freeze)))
+        out.append((shed((freeze,), allowed, attack + 2.0), PlayFreeze(card=freeze)))
     for swap in opts.swaps[:1]:
         charged = sizes[following] == 2
         if heads_up:
