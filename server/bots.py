@@ -4,7 +4,9 @@ Whenever an instance fans out a room it asks :meth:`Bots.consider` what must hap
 without anyone's input: a bot move (a bot seat, or an away seat, is to act), a seat whose turn
 timer runs out at the room's ``deadline``, a seat to act whose player has been disconnected
 for the grace period (a bot takes it over until they return), or a host who has been gone for
-the grace period (the first connected person takes over). Several instances may plan the same
+the grace period (the first connected person takes over). In a game's pause (Number Swap's
+round end) the deadline is the pause's own, and running out of it is not being away (see
+``commands.timeout``). Several instances may plan the same
 thing; each is a command bound to the version it was planned for, so the compare-and-set lets
 exactly one of them through and the others find it stale. The deadline lives in the room
 record, so an instance that never saw the turn start enforces it all the same.
@@ -51,22 +53,32 @@ class Bots:
         loop = asyncio.get_running_loop()
         handles: list[asyncio.TimerHandle] = []
         version, clock = room.version, self._service.clock
+        max_pause = self._service.limits.max_pause
 
         def later(delay: float, command: Plan, what: str) -> None:
             handles.append(loop.call_later(max(0.0, delay), self._spawn, room, command, what))
 
         def timed_out(seat_id: int) -> Plan:
-            return lambda r: commands.timeout(r, version, seat_id, clock())
+            return lambda r: commands.timeout(r, version, seat_id, clock(), max_pause=max_pause)
 
         def taken_over(seat_id: int) -> Plan:
             return lambda r: commands.timeout(
-                r, version, seat_id, clock(), connected=self.presence_of(r.code)
+                r,
+                version,
+                seat_id,
+                clock(),
+                connected=self.presence_of(r.code),
+                max_pause=max_pause,
             )
 
         if room.phase is Phase.PLAYING:
             if commands.bot_seats(room):
                 # One bot move at a time: the next is planned from the room this one creates.
-                later(self._delay, lambda r: commands.bot_move(r, version, clock()), "bot")
+                later(
+                    self._delay,
+                    lambda r: commands.bot_move(r, version, clock(), max_pause=max_pause),
+                    "bot",
+                )
             for index in commands.timed_seats(room):
                 sid = room.seats[index].id
                 if room.deadline > 0:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -58,6 +59,8 @@ class Limits:
     chat_keep: int = 50
     min_turn_timer: float = 5.0
     max_turn_timer: float = 600.0
+    #: The longest a game's pause may last (see :func:`turn_deadline`).
+    max_pause: float = math.inf
 
     @property
     def timer_range(self) -> tuple[float, float]:
@@ -98,18 +101,37 @@ class Change:
         return self.room.version if self.version is None else self.version
 
 
-def _bump(room: Room, now: float, **changes: Any) -> Room:
+def _bump(room: Room, now: float, *, max_pause: float = math.inf, **changes: Any) -> Room:
     new = replace(room, version=room.version + 1, changed_at=now, **changes)
-    deadline = turn_deadline(room, new, now)
+    deadline = turn_deadline(room, new, now, max_pause)
     return new if deadline == new.deadline else replace(new, deadline=deadline)
 
 
-def turn_deadline(old: Room, new: Room, now: float) -> float:
+def pause_limit(room: Room) -> float | None:
+    """Seconds the game's current phase lasts at most if it is a pause (a phase that ends by
+    itself, such as Number Swap's round end), else None."""
+    if room.phase is not Phase.PLAYING or room.state is None:
+        return None
+    return room.game.pause_limit(room.state)
+
+
+def turn_deadline(old: Room, new: Room, now: float, max_pause: float = math.inf) -> float:
     """When the seats to act in ``new`` run out of time (0: no timer runs).
 
     The clock starts again when the game moves on, the timer changes, or a seat that must
-    act becomes one a person plays; a chat line or a lock leaves it running."""
-    if new.phase is not Phase.PLAYING or new.turn_timer <= 0 or not timed_seats(new):
+    act becomes one a person plays; a chat line or a lock leaves it running.
+
+    A pause (``Game.pause_limit``) has a clock of its own, whatever the turn timer, even off:
+    it ends at the game's limit (at most ``max_pause``) after the pause began, and does not
+    start again as seats get ready within it."""
+    if new.phase is not Phase.PLAYING or not timed_seats(new):
+        return 0.0
+    pause = pause_limit(new)
+    if pause is not None:
+        if old.deadline and pause_limit(old) is not None:
+            return old.deadline
+        return now + min(pause, max_pause)
+    if new.turn_timer <= 0:
         return 0.0
     if old.deadline and new.state is old.state and new.turn_timer == old.turn_timer:
         return old.deadline
@@ -325,13 +347,14 @@ def kick(room: Room, by: int | None, target: int, now: float) -> Change:
     return _without(room, target, now, "kick")
 
 
-def back(room: Room, seat_id: int, now: float) -> Change:
+def back(room: Room, seat_id: int, now: float, *, max_pause: float = math.inf) -> Change:
     """The player of an away seat is back: the bot stops playing for it."""
     index, seat = _seat(room, seat_id)
     if not seat.away:
         return Change(room, None, seat_id)
     seats = _with_seat(room, index, replace(seat, away=False, covered=0))
-    return Change(_bump(room, now, seats=seats), {"kind": "back", "seat_id": seat_id}, seat_id)
+    new = _bump(room, now, seats=seats, max_pause=max_pause)
+    return Change(new, {"kind": "back", "seat_id": seat_id}, seat_id)
 
 
 # -- host powers ---------------------------------------------------------------------------------
@@ -424,16 +447,26 @@ def chat(room: Room, seat_id: int, text: str, now: float, *, limit: int, keep: i
 # -- playing -------------------------------------------------------------------------------------
 
 
-def _play(room: Room, index: int, action: Any, now: float, seats: tuple[Seat, ...]) -> Change:
+def _play(
+    room: Room,
+    index: int,
+    action: Any,
+    now: float,
+    seats: tuple[Seat, ...],
+    max_pause: float = math.inf,
+) -> Change:
     state, events = room.game.apply(room.state, index, action)
     over = room.game.result(state) is not None
-    new = _bump(room, now, state=state, seats=seats, phase=Phase.FINISHED if over else room.phase)
+    phase = Phase.FINISHED if over else room.phase
+    new = _bump(room, now, state=state, seats=seats, phase=phase, max_pause=max_pause)
     played = tuple(events)
     moves = (*room.moves, rooms.Move(new.version, index, played))[-rooms.MOVES_KEPT :]
     return Change(replace(new, moves=moves), {}, room.seats[index].id, played)
 
 
-def _act(room: Room, seat_id: int, raw_action: Any, now: float) -> Change:
+def _act(
+    room: Room, seat_id: int, raw_action: Any, now: float, max_pause: float = math.inf
+) -> Change:
     index, seat = _seat(room, seat_id)
     if room.phase is Phase.FINISHED:
         raise RoomError(ErrorCode.GAME_OVER, "The game is over")
@@ -441,15 +474,19 @@ def _act(room: Room, seat_id: int, raw_action: Any, now: float) -> Change:
     game = room.game
     action = game.parse_action(raw_action)
     back = replace(seat, away=False, covered=0)
-    played = _play(room, index, action, now, _with_seat(room, index, back))
+    played = _play(room, index, action, now, _with_seat(room, index, back), max_pause)
     entry = {"kind": "act", "seat": index, "seat_id": seat_id, "action": game.dump_action(action)}
     return replace(played, entry=entry)
 
 
-def act(room: Room, seat_id: int, seq: int, raw_action: Any, now: float) -> Change:
+def act(
+    room: Room, seat_id: int, seq: int, raw_action: Any, now: float, max_pause: float = math.inf
+) -> Change:
     """A player's action, applied exactly once per (seat, seq)."""
     digest = command_digest("act", raw_action)
-    return sequenced(room, seat_id, seq, lambda r: _act(r, seat_id, raw_action, now), digest)
+    return sequenced(
+        room, seat_id, seq, lambda r: _act(r, seat_id, raw_action, now, max_pause), digest
+    )
 
 
 # -- the table: one pure command per seated message ----------------------------------------------
@@ -457,7 +494,7 @@ def act(room: Room, seat_id: int, seq: int, raw_action: Any, now: float) -> Chan
 SeatedCommand = Callable[[Room, int, Any, Context], Change]
 
 SEATED: dict[type[BaseModel], SeatedCommand] = {
-    Act: lambda r, sid, m, ctx: _act(r, sid, m.action, ctx.now),
+    Act: lambda r, sid, m, ctx: _act(r, sid, m.action, ctx.now, ctx.limits.max_pause),
     Chat: lambda r, sid, m, ctx: chat(
         r, sid, m.text, ctx.now, limit=ctx.limits.chat_max_len, keep=ctx.limits.chat_keep
     ),
@@ -472,7 +509,7 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
     Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx.seed, ctx.now),
     Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now),
     SitOut: lambda r, sid, m, ctx: sit_out(r, sid, m.id, ctx.now),
-    Back: lambda r, sid, m, ctx: back(r, sid, ctx.now),
+    Back: lambda r, sid, m, ctx: back(r, sid, ctx.now, max_pause=ctx.limits.max_pause),
 }
 
 
@@ -506,7 +543,9 @@ def _bot_action(room: Room, index: int) -> Any | None:
     return room.game.bot_action(room.state, index, rng)
 
 
-def bot_move(room: Room, expected_version: int, now: float) -> Change:
+def bot_move(
+    room: Room, expected_version: int, now: float, *, max_pause: float = math.inf
+) -> Change:
     """One bot turn: the first bot (or away) seat to act that does not choose to wait.
 
     Refused as stale unless the room is still at ``expected_version``, which is what makes it
@@ -523,7 +562,7 @@ def bot_move(room: Room, expected_version: int, now: float) -> Change:
                 seats = _with_seat(
                     room, index, replace(seats[index], covered=seats[index].covered + 1)
                 )
-            played = _play(room, index, action, now, seats)
+            played = _play(room, index, action, now, seats, max_pause)
         except RulesError:
             continue
         entry = {
@@ -543,22 +582,42 @@ def timeout(
     now: float,
     *,
     connected: frozenset[int] | None = None,
+    max_pause: float = math.inf,
 ) -> Change:
     """A person's seat to act gets a bot, for now: mark it away and play this turn for it.
 
     Without ``connected`` this is the turn timer running out. With it, it is the takeover
     of a seat whose player has been disconnected for the grace period: refused (stale) if
     the player is connected again. Either way the seat's player gets it back by acting,
-    resuming or sending ``back``."""
+    resuming or sending ``back``.
+
+    The end of a pause (``Game.pause_limit``: Number Swap's round end) is different: the
+    game's own move for the seat (its ``bot_action``, "Next round") is played and the seat is
+    *not* marked away. Not pressing "Next round" in time is not being absent, and a seat
+    marked away would have a bot play its whole next round at once."""
     index = room.index_of(seat_id)
+    pause = connected is None and pause_limit(room) is not None
     if (
         room.version != expected_version
         or index is None
         or index not in timed_seats(room)
-        or (connected is None and room.turn_timer <= 0)
+        or (connected is None and room.turn_timer <= 0 and not pause)
         or (connected is not None and seat_id in connected)
     ):
         raise Stale()
+    if pause:
+        action = _bot_action(room, index)
+        if action is None:
+            raise Stale()
+        played = _play(room, index, action, now, room.seats, max_pause)
+        entry = {
+            "kind": "timeout",
+            "seat": index,
+            "seat_id": seat_id,
+            "action": room.game.dump_action(action),
+            "pause": True,
+        }
+        return replace(played, entry=entry, seat_id=None)
     kind = "timeout" if connected is None else "takeover"
     away = replace(room.seats[index], away=True, covered=0)
     action = _bot_action(room, index)
@@ -567,7 +626,7 @@ def timeout(
         seats = _with_seat(room, index, away)
         return Change(_bump(room, now, seats=seats), {"kind": "away", "seat_id": seat_id})
     seats = _with_seat(room, index, replace(away, covered=1))
-    played = _play(room, index, action, now, seats)
+    played = _play(room, index, action, now, seats, max_pause)
     entry = {
         "kind": kind,
         "seat": index,

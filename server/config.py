@@ -129,6 +129,9 @@ class Settings:
     #: Smallest turn timer a room may set (tests lower it).
     min_turn_timer: float = 5.0
     max_turn_timer: float = 600.0
+    #: Longest a game's pause may last, in seconds: a phase that ends by itself, such as
+    #: Number Swap's round end, which asks for 30 s (``Game.pause_limit``). Tests lower it.
+    max_pause: Annotated[float, Range(0)] = 60.0
     #: A room nobody touched for this long disappears.
     room_ttl: float = 24 * 3600.0
 

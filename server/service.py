@@ -57,6 +57,7 @@ def limits_of(settings: Settings) -> Limits:
         chat_keep=settings.chat_keep,
         min_turn_timer=settings.min_turn_timer,
         max_turn_timer=settings.max_turn_timer,
+        max_pause=settings.max_pause,
     )
 
 
