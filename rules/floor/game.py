@@ -115,7 +115,7 @@ class Floor(Game[State, AnyAction]):
     def bot_action(
         self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
     ) -> AnyAction:
-        return choose(state, seat, rng)
+        return choose(state, seat, rng, level)
 
     def result(self, state: State) -> Result | None:
         return state.outcome

@@ -554,7 +554,7 @@ class NumberSwap(Game[State, AnyAction]):
     def bot_action(
         self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
     ) -> AnyAction | None:
-        return choose(state, seat, rng)
+        return choose(state, seat, rng, level)
 
     def pause_limit(self, state: State) -> float | None:
         # (ours) The round end waits for the people at the table, but not for ever.

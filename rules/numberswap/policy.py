@@ -1,7 +1,26 @@
-"""A simple Number Swap bot: keep low cards, hunt column clears, reveal when in doubt."""
+"""Number Swap's bots, at three levels (``docs/rules/numberswap.md``, "Bots").
+
+They read only what every seat sees: the face-up cards of every grid, the top discard, the
+drawn card, how many cards are face down, who (if anyone) has ended the round.
+
+* ``strong`` values a face-down card at the mean of the cards it has not seen (the deck's
+  composition, ``cards.DECK_COUNTS``, less every face-up card, the top discard and the drawn
+  card). It compares taking the discard with the expected outcome of drawing (every value the
+  draw could bring, weighted by how many are unseen), swaps where the grid total drops most,
+  counts a column of three equal values as gone, and builds pairs toward one. It goes out (turns
+  up its last face-down card) only when it is likely to be strictly lowest: otherwise R7 would
+  double its score, so it keeps a face-down card and plays on.
+* ``normal`` is ``strong`` with a slip now and then: with a small chance it takes its
+  second-best move.
+* ``easy`` keeps any low card it sees, never hunts columns, turns up cards in order, and goes
+  out without looking at the others' grids.
+"""
 
 from __future__ import annotations
 
+import math
+
+from rules.contract import BOT_LEVELS
 from rules.numberswap.actions import (
     AnyAction,
     DiscardDrawn,
@@ -11,41 +30,23 @@ from rules.numberswap.actions import (
     SwapDrawn,
     TakeDiscard,
 )
-from rules.numberswap.cards import ROWS, column_of
+from rules.numberswap.cards import COLUMNS, DECK_COUNTS, ROWS
 from rules.numberswap.state import Grid, Phase, State, to_act
 from rules.rng import Rng
 
-#: A card at or below this is worth keeping in place of an unknown face-down card.
-KEEP = 4
+#: ``normal``'s chance (in 1,000) of taking its second-best move.
+SLIP = 100
+#: The chance (in 1,000) that a decision ignores R7's doubling risk.
+BOLD = 150
+#: ``easy`` keeps a card at or below this.
+EASY_KEEP = 3
+
+Cells = tuple[tuple[int | None, bool], ...]
 
 
-def _best_target(grid: Grid, card: int) -> int | None:
-    """Where placing ``card`` helps most, or None if nowhere is clearly better."""
-    best: tuple[float, int] | None = None
-    for p, c in enumerate(grid.cards):
-        if c is None:
-            continue
-        if grid.up[p]:
-            gain = float(c - card)
-            # Completing a column of three equal values is worth the whole column.
-            column = [
-                grid.cards[q]
-                for q in range(column_of(p) * ROWS, column_of(p) * ROWS + ROWS)
-                if q != p
-            ]
-            ups = [
-                grid.up[q] for q in range(column_of(p) * ROWS, column_of(p) * ROWS + ROWS) if q != p
-            ]
-            if all(ups) and all(v == card for v in column):
-                gain += 2 * card + 10
-        else:
-            gain = 5.0 - card if card <= KEEP else -1.0  # an unknown card averages about 5
-        if gain > 0 and (best is None or gain > best[0]):
-            best = (gain, p)
-    return None if best is None else best[1]
-
-
-def choose(state: State, seat: int, rng: Rng) -> AnyAction | None:
+def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyAction | None:
+    if level not in BOT_LEVELS:
+        raise ValueError(f"unknown bot level {level!r}: one of {', '.join(BOT_LEVELS)}")
     if seat not in to_act(state):
         raise ValueError("seat may not act")
     if state.phase is Phase.ROUND_END:
@@ -61,10 +62,185 @@ def choose(state: State, seat: int, rng: Rng) -> AnyAction | None:
     if seat != state.current:
         # Only an undo is open to this seat; a bot never takes its moves back.
         return None
+    if level == "easy":
+        return _easy(state, seat)
+    # Now and then the bot takes the risk of going out anyway: two bots that each wait for
+    # the other to go out would otherwise play one round for ever.
+    roll, rng = rng.below(1000)
+    ranked = _Model(state, seat, careful=roll >= BOLD).ranked()
+    if level == "normal" and len(ranked) > 1:
+        roll, _ = rng.below(1000)
+        # A slip: the second-best move, when it is not much worse.
+        if roll < SLIP and ranked[1][0] - ranked[0][0] < 3.0:
+            return ranked[1][1]
+    return ranked[0][1]
+
+
+# -- strong ----------------------------------------------------------------------------------
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+class _Model:
+    """The seat's estimate of every grid, from what it can see."""
+
+    def __init__(self, state: State, seat: int, *, careful: bool = True) -> None:
+        self.state = state
+        self.careful = careful
+        self.seat = seat
+        pool = dict(DECK_COUNTS)
+        seen: list[int] = [
+            c
+            for g in state.grids
+            for c, up in zip(g.cards, g.up, strict=True)
+            if up and c is not None
+        ]
+        if state.discard:
+            seen.append(state.discard[-1])
+        if state.drawn is not None:
+            seen.append(state.drawn)
+        for c in seen:
+            if pool.get(c, 0) > 0:
+                pool[c] -= 1
+        total = sum(pool.values()) or 1
+        self.pool = pool
+        self.total = total
+        self.mean = sum(v * n for v, n in pool.items()) / total
+        self.var = sum(n * (v - self.mean) ** 2 for v, n in pool.items()) / total
+        self.last_turn = state.ender is not None
+        self._base_of: Cells | None = None
+        self._base: list[float] = []
+        others = [s for s in range(state.seats) if s != seat]
+        self.others = [
+            (self.estimate(_cells(state.grids[s])), state.grids[s].face_down_count())
+            for s in others
+        ]
+
+    def column(self, column: Cells) -> float:
+        """A column's expected total, counting a pair that may yet clear it (R5)."""
+        ups = [c for c, up in column if up and c is not None]
+        down = sum(1 for c, up in column if c is not None and not up)
+        if not ups and not down:
+            return 0.0
+        value = sum(ups) + self.mean * down
+        if len(ups) >= 2 and down + len(ups) == ROWS:
+            # Two equal face-up values: the third may yet come and clear the column.
+            for w in set(ups):
+                if ups.count(w) == 2 and w > 0:
+                    chance = min(0.5, 3.0 * self.pool.get(w, 0) / self.total)
+                    value -= 0.6 * chance * value
+        return value
+
+    def estimate(self, cells: Cells) -> float:
+        """A grid's expected total (lower is better)."""
+        return sum(self.column(cells[i * ROWS : i * ROWS + ROWS]) for i in range(COLUMNS))
+
+    def outcome(self, cells: Cells, mine: float | None = None) -> float:
+        """The seat's expected round score with this grid, counting R7's doubling."""
+        if mine is None:
+            mine = self.estimate(cells)
+        down = sum(1 for c, up in cells if c is not None and not up)
+        if down or self.last_turn or not self.careful:
+            return mine
+        # Going out: every other seat gets one more turn, then all is shown.
+        safe = 1.0
+        for est, their_down in self.others:
+            sd = math.sqrt(their_down * self.var + 6.0)
+            safe *= 1.0 - _phi((mine + 0.5 - (est - 1.5)) / sd)
+        if mine <= 0:
+            return mine - 1.0
+        return mine + mine * (1.0 - safe)
+
+    def ranked(self) -> list[tuple[float, AnyAction]]:
+        state = self.state
+        cells = _cells(state.grids[self.seat])
+        if state.drawn is not None:
+            return sorted(self._with(cells, state.drawn), key=lambda m: m[0])
+        top = state.discard[-1]
+        moves: list[tuple[float, AnyAction]] = [
+            (self._placed(cells, p, top), TakeDiscard(position=p))
+            for p, (c, _) in enumerate(cells)
+            if c is not None
+        ]
+        # Drawing: the best answer to every value the draw could bring.
+        expected = 0.0
+        for value, n in self.pool.items():
+            if n:
+                expected += n * min(s for s, _ in self._with(cells, value, exact=False))
+        moves.append((expected / self.total, Draw()))
+        return sorted(moves, key=lambda m: m[0])
+
+    def _with(self, cells: Cells, card: int, exact: bool = True) -> list[tuple[float, AnyAction]]:
+        """Every way to play a drawn ``card``: swap it in, or throw it and turn a card up."""
+        out: list[tuple[float, AnyAction]] = []
+        down = sum(1 for c, up in cells if c is not None and not up)
+        unchanged = self.outcome(cells) if down > 1 else 0.0
+        for p, (c, up) in enumerate(cells):
+            if c is None:
+                continue
+            out.append((self._placed(cells, p, card), SwapDrawn(position=p)))
+            if not up:
+                # Not going out, a turned card is worth the mean, as it was face down.
+                score = self._mean_flip(cells, p) if exact or down == 1 else unchanged
+                out.append((score, DiscardDrawn(flip=p)))
+        return out
+
+    def _placed(self, cells: Cells, p: int, card: int) -> float:
+        """outcome() of the grid with ``card`` placed at ``p``: only its column changes."""
+        after = _place(cells, p, card)
+        col = p // ROWS
+        if self._base_of is not cells:
+            self._base_of = cells
+            self._base = [self.column(cells[i * ROWS : i * ROWS + ROWS]) for i in range(COLUMNS)]
+        mine = (
+            sum(self._base) - self._base[col] + self.column(after[col * ROWS : col * ROWS + ROWS])
+        )
+        return self.outcome(after, mine)
+
+    def _mean_flip(self, cells: Cells, pos: int) -> float:
+        """Expected outcome of turning up the face-down card at ``pos``, over its values."""
+        total = 0.0
+        for value, n in self.pool.items():
+            if n:
+                total += n * self._placed(cells, pos, value)
+        return total / self.total
+
+
+def _cells(grid: Grid) -> Cells:
+    return tuple(zip(grid.cards, grid.up, strict=True))
+
+
+def _place(cells: Cells, p: int, card: int) -> Cells:
+    """The grid with ``card`` face up at ``p``, its column cleared if three now match (R5)."""
+    out = list(cells)
+    out[p] = (card, True)
+    col = p // ROWS
+    column = out[col * ROWS : col * ROWS + ROWS]
+    if all(up and c == card for c, up in column):
+        for q in range(col * ROWS, col * ROWS + ROWS):
+            out[q] = (None, False)
+    return tuple(out)
+
+
+# -- easy ------------------------------------------------------------------------------------
+
+
+def _easy(state: State, seat: int) -> AnyAction:
+    grid = state.grids[seat]
+    card = state.discard[-1] if state.drawn is None else state.drawn
+    target = None
+    if card <= EASY_KEEP:
+        down = grid.face_down()
+        ups = [p for p, c in enumerate(grid.cards) if c is not None and grid.up[p]]
+        worst = max(ups, key=lambda p: grid.cards[p] or 0, default=None)
+        if worst is not None and (grid.cards[worst] or 0) > card + 2:
+            target = worst
+        elif down:
+            target = down[0]
     if state.drawn is None:
-        target = _best_target(grid, state.discard[-1])
         return TakeDiscard(position=target) if target is not None else Draw()
-    target = _best_target(grid, state.drawn)
     if target is not None:
         return SwapDrawn(position=target)
     down = grid.face_down()

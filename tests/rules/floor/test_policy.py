@@ -11,6 +11,7 @@ from tests.rules.floor.helpers import (
     CIRCLE,
     SQUARE,
     STAR,
+    TRIANGLE,
     add,
     freeze,
     legal,
@@ -35,8 +36,8 @@ def test_bots_finish_games_at_every_seat_count() -> None:
 def test_bot_moves_are_among_the_legal_actions() -> None:
     rnd = random.Random(4)
     checked = 0
-    for seed in range(6):
-        state = GAME.new_game(2 + seed, None, seed)
+    for seed in range(12):
+        state = GAME.new_game(2 + seed % 7, None, seed)
         while GAME.result(state) is None:
             seat = state.turn
             move = GAME.dump_action(GAME.bot_action(state, seat, Rng.from_seed(0)))
@@ -106,20 +107,134 @@ def test_bot_sheds_the_most_cards() -> None:
 
 def test_bot_keeps_its_power_for_last() -> None:
     state = position(
-        [[num(STAR, 1), power()], [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4)]],
+        [[num(CIRCLE, 1), power()], [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4)]],
         shape=CIRCLE,
         number=7,
     )
-    assert GAME.dump_action(choose(state, 0, RNG)) == {"type": "draw"}
+    assert GAME.dump_action(choose(state, 0, RNG))["type"] == "number"
     state = position([[power()], [num(STAR, 7)]], shape=CIRCLE, number=7)
     assert GAME.dump_action(choose(state, 0, RNG))["type"] == "power"
 
 
 def test_bot_attacks_a_player_about_to_finish() -> None:
-    hand = [num(CIRCLE, 1), num(CIRCLE, 2), take1(CIRCLE)]
-    calm = position(
-        [hand, [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4)]], shape=CIRCLE, number=7
-    )
+    hand = [num(CIRCLE, 1), num(SQUARE, 3), num(STAR, 4, 1), take1(CIRCLE)]
+    many = [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4)]
+    # Three seats: a two-card sum beats the Take while the next player is far from done...
+    more = [num(TRIANGLE, 2), num(TRIANGLE, 3), num(TRIANGLE, 4), num(TRIANGLE, 5)]
+    calm = position([hand, many, more], shape=CIRCLE, number=7)
     assert GAME.dump_action(choose(calm, 0, RNG))["type"] == "number"
-    threatened = position([hand, [num(STAR, 7)]], shape=CIRCLE, number=7)
+    # ...but not when they are down to one card.
+    threatened = position([hand, [num(STAR, 7, 1)], many], shape=CIRCLE, number=7)
     assert GAME.dump_action(choose(threatened, 0, RNG)) == {"type": "take", "card": take1(CIRCLE)}
+
+
+# -- levels (issue 14); each test below fails with policy_v1.choose ---------------------------
+
+import pytest  # noqa: E402
+
+from rules.contract import BOT_LEVELS  # noqa: E402
+from rules.floor import policy_v1  # noqa: E402
+from tests.rules.floor.helpers import HARNESS, swap  # noqa: E402
+
+OPPONENT = [num(STAR, 7), num(STAR, 6), num(STAR, 5), num(STAR, 4), num(STAR, 3)]
+
+
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_a_bot_holding_only_powers_plays_one_instead_of_drawing_forever(level: str) -> None:
+    state = position([[power(0), power(1)], OPPONENT], shape=CIRCLE, number=7)
+    assert GAME.dump_action(GAME.bot_action(state, 0, RNG, level))["type"] == "power"
+    assert policy_v1.choose(state, 0, RNG) == GAME.parse_action({"type": "draw"})
+
+
+def test_strong_plays_a_swap_first_heads_up_to_move_again() -> None:
+    # Heads-up a Swap (not charged) is a free card: the same seat moves again, then sheds.
+    hand = [swap(), num(CIRCLE, 1), num(SQUARE, 3), num(STAR, 4, 1)]
+    state = position([hand, OPPONENT], shape=CIRCLE, number=7)
+    assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong"))["type"] == "swap"
+    assert GAME.dump_action(policy_v1.choose(state, 0, RNG))["type"] != "swap"
+
+
+def test_strong_plays_a_take_first_heads_up_before_shedding() -> None:
+    # A Take lands the other player a stack: unless they stack back, the floor is unchanged and
+    # this seat moves again, so it comes before the two-card sum.
+    hand = [take2(CIRCLE), num(SQUARE, 3), num(STAR, 4, 1), num(CIRCLE, 9)]
+    state = position([hand, OPPONENT], shape=CIRCLE, number=7)
+    assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong")) == {
+        "type": "take",
+        "card": take2(CIRCLE),
+    }
+    assert GAME.dump_action(policy_v1.choose(state, 0, RNG))["type"] == "number"
+
+
+def test_strong_breaks_a_freeze_with_operations_rather_than_sending_it_back() -> None:
+    # Two Adds shed two cards and keep the turn; a Freeze back sheds one and gives it away.
+    hand = [freeze(SQUARE), add(0), add(1), num(CIRCLE, 1)]
+    state = position([OPPONENT, hand], shape=CIRCLE, phase=Phase.FREEZE, turn=1, by=0)
+    assert GAME.dump_action(GAME.bot_action(state, 1, RNG, "strong")) == {
+        "type": "discard_operations",
+        "cards": [add(0), add(1)],
+    }
+    assert GAME.dump_action(policy_v1.choose(state, 1, RNG))["type"] == "freeze"
+
+
+def test_an_unknown_level_is_refused() -> None:
+    state = position([[power()], OPPONENT], shape=CIRCLE, number=7)
+    with pytest.raises(ValueError):
+        GAME.bot_action(state, 0, RNG, "expert")
+
+
+def _reachable(seed: int) -> list[tuple[object, int]]:
+    """States from a seeded mixed playout (bots and random moves), with the seat to act."""
+    rnd = random.Random(seed)
+    state = GAME.new_game(2 + seed % 7, None, seed)
+    out = []
+    while GAME.result(state) is None and len(out) < 60:
+        seat = state.turn
+        out.append((state, seat))
+        if rnd.random() < 0.5:
+            action = GAME.bot_action(state, seat, Rng.from_seed(seed), "strong")
+        else:
+            action = rnd.choice(GAME.legal_actions(state, seat))
+        state, _ = GAME.apply(state, seat, action)
+    return out
+
+
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_a_bot_decides_from_its_view_only(level: str) -> None:
+    rnd = random.Random(7)
+    checked = 0
+    for seed in range(8):
+        for state, seat in _reachable(seed):
+            rng = Rng.from_seed(rnd.getrandbits(64))
+            move = GAME.bot_action(state, seat, rng, level)  # type: ignore[arg-type]
+            for _ in range(2):
+                other = HARNESS.permute_hidden(state, seat, rnd)
+                assert GAME.view(other, seat) == GAME.view(state, seat)  # type: ignore[arg-type]
+                assert GAME.dump_action(move) in legal(other, seat)
+                assert GAME.bot_action(other, seat, rng, level) == move
+                checked += 1
+    assert checked > 500
+
+
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_every_level_plays_legal_moves_and_finishes_games(level: str) -> None:
+    for seats in (2, 3, 5, 8):
+        for seed in range(4):
+            state = GAME.new_game(seats, None, 900_000 + seed)
+            rng = Rng.from_seed(seed)
+            while GAME.result(state) is None:
+                seat = state.turn
+                move = GAME.bot_action(state, seat, rng, level)
+                assert GAME.dump_action(move) in legal(state, seat)
+                _, rng = rng.next64()
+                state, _ = GAME.apply(state, seat, move)
+            result = GAME.result(state)
+            assert result is not None and result.move_bound is None
+
+
+@pytest.mark.parametrize("seed", [900031, 900064, 900252])
+def test_two_bot_games_that_v1_never_finished_now_end(seed: int) -> None:
+    # bench.game_lengths's seeding at 2 seats: these games ran into the move bound with v1.
+    state = bot_game(GAME, 2, seed)
+    result = GAME.result(state)
+    assert result is not None and result.move_bound is None

@@ -1,0 +1,92 @@
+"""Number Swap's bots (issue 14): levels, a risk model of face-down cards, going out safely.
+
+The behaviour tests fail with ``policy_v1.choose`` (each asserts what v1 does there too).
+"""
+
+import random
+
+import pytest
+
+from rules.contract import BOT_LEVELS
+from rules.numberswap import policy_v1
+from rules.numberswap.actions import SwapDrawn, TakeDiscard
+from rules.numberswap.state import Phase
+from rules.rng import Rng
+from tests.rules.conformance import bot_game
+from tests.rules.numberswap.helpers import GAME, HARNESS, grid, position
+
+RNG = Rng.from_seed(0)
+ALL = tuple(range(12))
+
+
+def test_strong_does_not_go_out_when_it_would_likely_be_doubled() -> None:
+    # Seat 0 has one face-down card and shows 24; seat 1 shows 2 with two cards face down.
+    # Drawing a 0, v1 drops it on the last face-down card and goes out (doubled, R7); the strong
+    # bot swaps out a face-up 4 and keeps a card face down.
+    mine = grid([12, 4, 1, 1, 2, 3, 4, 2, 1, 0, 3, 3], up=ALL[1:])
+    theirs = grid([0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 3, 9], up=ALL[2:])
+    state = position([mine, theirs], drawn=0)
+    move = GAME.bot_action(state, 0, RNG, "strong")
+    assert move == SwapDrawn(position=1)
+    assert policy_v1.choose(state, 0, RNG) == SwapDrawn(position=0)
+
+
+def test_strong_takes_the_discard_that_clears_a_column() -> None:
+    # Two face-up 9s in column 0 and a 9 on the discard pile: taking it clears the column.
+    mine = grid([9, 9, 4, 1, 1, 1, 2, 2, 0, 3, 3, 3], up=(0, 1, 3, 4, 6, 7))
+    theirs = grid([5] * 12, up=(0, 1))
+    state = position([mine, theirs], discard=(9,))
+    assert GAME.bot_action(state, 0, RNG, "strong") == TakeDiscard(position=2)
+    assert policy_v1.choose(state, 0, RNG) != TakeDiscard(position=2)
+
+
+def test_an_unknown_level_is_refused() -> None:
+    state = position([grid([5] * 12), grid([5] * 12)])
+    with pytest.raises(ValueError):
+        GAME.bot_action(state, 0, RNG, "expert")
+
+
+def _reachable(seed: int, seats: int) -> list[tuple[object, int]]:
+    rnd = random.Random(seed)
+    state = GAME.new_game(seats, None, seed)
+    out = []
+    while GAME.result(state) is None and len(out) < 80:
+        seat = rnd.choice(sorted(GAME.to_act(state)))
+        out.append((state, seat))
+        state, _ = GAME.apply(state, seat, rnd.choice(GAME.legal_actions(state, seat)))
+    return out
+
+
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_a_bot_decides_from_its_view_only(level: str) -> None:
+    rnd = random.Random(3)
+    checked = 0
+    for seed in range(3):
+        for state, seat in _reachable(seed, 2 + seed):
+            rng = Rng.from_seed(rnd.getrandbits(64))
+            move = GAME.bot_action(state, seat, rng, level)  # type: ignore[arg-type]
+            other = HARNESS.permute_hidden(state, seat, rnd)
+            assert GAME.view(other, seat) == GAME.view(state, seat)  # type: ignore[arg-type]
+            if move is not None:
+                assert move in GAME.legal_actions(other, seat)
+            assert GAME.bot_action(other, seat, rng, level) == move
+            checked += 1
+    assert checked > 150
+
+
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_every_level_plays_legal_moves_and_finishes_games(level: str) -> None:
+    for seats in (2, 5):
+        state = GAME.new_game(seats, {"target_score": 40}, seats)
+        rng = Rng.from_seed(seats)
+        while GAME.result(state) is None:
+            for seat in sorted(GAME.to_act(state)):
+                move = GAME.bot_action(state, seat, rng, level)
+                _, rng = rng.next64()
+                if move is not None:
+                    assert move in GAME.legal_actions(state, seat)
+                    state, _ = GAME.apply(state, seat, move)
+                    break
+        assert GAME.result(state) is not None
+    assert GAME.result(bot_game(GAME, 2, 1)) is not None
+    assert Phase.OVER
