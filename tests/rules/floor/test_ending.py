@@ -12,8 +12,8 @@ from rules.errors import GameOver, IllegalAction
 from rules.floor import GAME
 from rules.floor.actions import Draw
 from rules.floor.cards import CARDS, Kind
-from rules.floor.state import Phase, State, fingerprint
 from rules.floor.policy_v1 import choose as choose_v1
+from rules.floor.state import Phase, State, fingerprint
 from rules.floor.table import MOVE_BOUND
 from rules.rng import Rng
 from tests.rules.floor.helpers import (
