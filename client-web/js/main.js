@@ -157,8 +157,9 @@ function countUnread(room, screen) {
     return;
   }
   const fresh = Math.min(chat.total - room.chatSeen, chat.lines.length);
-  const me = room.state && room.state.you !== null ? room.state.room.seats[room.state.you]?.name : null;
-  room.unread = fresh > 0 ? chat.lines.slice(-fresh).filter((line) => line.name !== me).length : 0;
+  // By seat id, not name: two players may share a name.
+  const me = room.state && room.state.you !== null ? room.state.room.seats[room.state.you]?.id : null;
+  room.unread = fresh > 0 ? chat.lines.slice(-fresh).filter((line) => line.id !== me).length : 0;
 }
 
 // The page's icon (a card with a P), with a dot on it while it is your turn: seen on a tab

@@ -314,6 +314,19 @@ def test_the_chat_badge_counts_lines_while_the_chat_sheet_is_closed(person: Make
     assert badge.count() == 0
 
 
+def test_the_chat_badge_counts_a_line_from_another_player_of_the_same_name(person: Make) -> None:
+    """Unread lines were told apart by name: another Ana's lines never counted."""
+    ana, other = person("Ana"), person("Ana", phone=False)
+    code = ana.create_room("numberswap", {"target_score": 10})
+    other.join_by_code(code)
+    ana.wait_seats(2)
+    _start(ana, other)
+    badge = ana.page.locator(".side-bar [data-unread]")
+    other.chat("same name, other seat")
+    other.wait_chat("same name, other seat")
+    expect(badge).to_have_text("1")
+
+
 def test_a_chat_line_refused_as_too_fast_stays_in_the_box(person: Make) -> None:
     ana = person("Ana")
     ana.create_room("numberswap")
