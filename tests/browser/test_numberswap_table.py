@@ -360,3 +360,22 @@ def test_the_move_in_flight_says_sending_and_the_grid_stays_legible(
         link["server"].send(message)  # type: ignore[attr-defined]
     ana.wait_version_above(version)
     page.locator(".tray-hand .sending").first.wait_for(state="detached")
+
+
+def test_nothing_moves_for_a_player_who_asks_for_reduced_motion(person: Make, size: str) -> None:
+    """Under ``prefers-reduced-motion: reduce`` the same two moves animate nothing: no
+    element's ``animate`` is called and no ghost card is left on the page."""
+    ana, ben = _two_at_table(person, size)
+    me = _turn_start([ana, ben])
+    other = ben if me is ana else ana
+    other.page.emulate_media(reduced_motion="reduce")
+    other.page.evaluate(RECORD_MOTION)
+    version = other.version
+    me.page.locator("#app [data-legal=draw]").click()
+    other.wait_version_above(version)
+    version = other.version
+    me.page.locator("#app [data-legal=cell]").nth(5).click()
+    # The version is written after the page is patched and its motion started (main.js).
+    other.wait_version_above(version)
+    assert other.page.evaluate("window.__moved") == []
+    assert other.page.locator("body > [aria-hidden=true].card").count() == 0
