@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page
 
+from tests.browser.contrast import CONTRAST_JS
 from tests.browser.pages import Person
 
 Make = Callable[..., Person]
@@ -367,3 +368,50 @@ def test_floor_text_colours_have_enough_contrast() -> None:
         (fg, bg, round(_contrast(fg, bg), 2)) for fg, bg in TEXT_COLOURS if _contrast(fg, bg) < 4.5
     ]
     assert not low, low
+
+
+@sizes
+def test_the_words_on_a_floor_table_have_enough_contrast_as_drawn(person: Make, size: str) -> None:
+    """Measured on the page (the colours actually behind each text), not from a list: the
+    piles, the floor number, the hint, the moves, the hand's corners and the strip."""
+    ana, _ = _two_at_the_table(person, size)
+    ana.page.locator("#app .tray [data-legal=card]").first.click()
+    texts = ana.page.evaluate(
+        CONTRAST_JS, "#app .table-middle *, #app .tray *, #app .table-strip *"
+    )
+    assert len(texts) > 15, texts
+    # The floor number stands on its shape (an SVG fill, which no background colour shows):
+    # measured below against each shape's fill instead.
+    low = [t for t in texts if t["ratio"] < 4.5 and "f-floor-number" not in t["cls"]]
+    assert not low, low[:5]
+    pairs = ana.page.evaluate(FLOOR_NUMBER_ON_EACH_SHAPE)
+    assert len(pairs) == 4
+    low_numbers = [
+        (shape, text, fill, round(_contrast(_hex(text), _hex(fill)), 2))
+        for shape, text, fill in pairs
+        if _contrast(_hex(text), _hex(fill)) < 4.5
+    ]
+    assert not low_numbers, low_numbers
+
+
+#: The floor number's colour and the fill of the shape under it, for each of the four shapes.
+FLOOR_NUMBER_ON_EACH_SHAPE = """() => {
+  const face = document.querySelector('#app .f-floor-face');
+  return ['circle', 'triangle', 'square', 'star'].map((shape) => {
+    const copy = face.cloneNode(true);
+    copy.className = `f-floor-face s-${shape}`;
+    const icon = copy.querySelector('.shape');
+    if (icon) icon.setAttribute('class', `shape shape-${shape}`);
+    document.body.appendChild(copy);
+    const fill = getComputedStyle(copy.querySelector('.shape') || copy).fill;
+    const text = getComputedStyle(copy.querySelector('.f-floor-number')).color;
+    copy.remove();
+    return [shape, text, fill];
+  });
+}"""
+
+
+def _hex(rgb: str) -> str:
+    """``rgb(12, 34, 56)`` as ``#0c2238``."""
+    parts = [int(float(p)) for p in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
+    return "#" + "".join(f"{p:02x}" for p in parts)
