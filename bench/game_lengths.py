@@ -5,8 +5,9 @@
     python -m bench.game_lengths numberswap --option target_score=1000 --games 100
 
 Every applied action counts (Number Swap's opening flips and undos, each of Warp 99's A, B and
-C steps). ``bot`` seats play ``Game.bot_action``; ``random`` seats pick uniformly among the legal
-actions of a seat chosen uniformly from ``to_act``. A game still running after ``--cap`` actions
+C steps). ``bot`` seats play ``Game.bot_action`` at the default level (``--players bot:strong``
+and so on: at that level); ``random`` seats pick uniformly among the legal actions of a seat
+chosen uniformly from ``to_act``. A game still running after ``--cap`` actions
 is stopped and counted as never ending. The figures are what each game's move bound is chosen
 against (``docs/benchmarks.md``, "Game lengths and move bounds").
 """
@@ -20,11 +21,13 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 from rules import all_games, get_game
+from rules.contract import DEFAULT_BOT_LEVEL
 from rules.rng import Rng
 
-PLAYERS = ("bot", "random")
+PLAYERS = ("bot", "bot:easy", "bot:normal", "bot:strong", "random")
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,12 @@ class Lengths:
 
 
 def bot_game(
-    game_id: str, seats: int, seed: int, cap: int, options: dict[str, object]
+    game_id: str,
+    seats: int,
+    seed: int,
+    cap: int,
+    options: dict[str, object],
+    level: str = DEFAULT_BOT_LEVEL,
 ) -> tuple[int, str]:
     """Actions until the end with every seat a bot; ``(n, "ended" | "bound" | "capped")``."""
     game = get_game(game_id)
@@ -67,7 +75,7 @@ def bot_game(
         if n == cap:
             break
         for seat in sorted(game.to_act(state)):
-            action = game.bot_action(state, seat, rng)
+            action = game.bot_action(state, seat, rng, level)
             _, rng = rng.next64()
             if action is not None:
                 state, _ = game.apply(state, seat, action)
@@ -96,7 +104,11 @@ def random_game(
 
 
 def measure(run: Run) -> Lengths:
-    play = bot_game if run.players == "bot" else random_game
+    if run.players.startswith("bot"):
+        level = run.players.partition(":")[2] or DEFAULT_BOT_LEVEL
+        play = partial(bot_game, level=level)
+    else:
+        play = random_game
     start = time.perf_counter()
     ended: list[int] = []
     bounded = capped = 0
@@ -155,7 +167,7 @@ def runs(args: argparse.Namespace) -> Iterator[Run]:
         game = get_game(game_id)
         seat_counts = args.seats or sorted({game.min_seats, 4, game.max_seats})
         for seats in seat_counts:
-            for players in args.players or PLAYERS:
+            for players in args.players or ("bot", "random"):
                 yield Run(game_id, seats, players, args.games, args.seed, args.cap, options)
 
 
