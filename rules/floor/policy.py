@@ -14,7 +14,8 @@ pending. (``options`` reads the seat's hand, the floor and the pile sizes, nothi
 * ``normal`` is ``strong`` with a slip now and then: with a small chance it takes its
   second-best play.
 * ``easy`` plays the first Number that fits (no sums, no Operations), hits back when hit,
-  and plays Swaps, Powers and attacks only when nothing else fits.
+  and plays Swaps, Powers and attacks only when nothing else fits; now and then (from ``rng``)
+  it draws although it could play, or plays any single card that fits.
 """
 
 from __future__ import annotations
@@ -324,16 +325,16 @@ def _easy(state: State, seat: int, opts: Options, rng: Rng) -> AnyAction:
     if roll < EASY_DRAW and opts.draw and can_wait:
         return Draw()
     if roll < EASY_DRAW + EASY_ANY:
-        singles: list[AnyAction] = [
+        fitting: list[AnyAction] = [
             PlayNumbers(cards=p.cards, shape=shapes_of(p.cards)[0])
             for p in opts.numbers
             if len(p.cards) == 1
         ]
-        singles += [PlayTake(card=c) for c in opts.takes]
-        singles += [PlayFreeze(card=c) for c in opts.freezes]
-        singles += [PlaySwap(card=c) for c in opts.swaps]
-        if singles:
-            pick, _ = rng.choice(singles)
+        fitting += [PlayTake(card=c) for c in opts.takes]
+        fitting += [PlayFreeze(card=c) for c in opts.freezes]
+        fitting += [PlaySwap(card=c) for c in opts.swaps]
+        if fitting:
+            pick, _ = rng.choice(fitting)
             return pick
     # The shape it names: the one it holds most of (a beginner's rule of thumb).
     counts = {s: sum(1 for c in hand if _SHAPE[c] is s) for s in SHAPES}
