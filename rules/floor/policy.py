@@ -14,7 +14,8 @@ pending. (``options`` reads the seat's hand, the floor and the pile sizes, nothi
 * ``normal`` is ``strong`` with a slip now and then: with a small chance it takes its
   second-best play.
 * ``easy`` plays the first Number that fits (no sums, no Operations), hits back when hit,
-  and plays Swaps, Powers and attacks only when nothing else fits.
+  and plays Swaps, Powers and attacks only when nothing else fits; now and then (from ``rng``)
+  it draws although it could play, or plays any single card that fits.
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
             return PlayTake(card=pick)
         return Draw()
     if level == "easy":
-        return _easy(state, seat, opts)
+        return _easy(state, seat, opts, rng)
     ranked = sorted(_candidates(state, seat, opts), key=lambda m: m[0], reverse=True)
     if level == "normal" and len(ranked) > 1 and ranked[0][0] - ranked[1][0] < 6:
         roll, _ = rng.below(1000)
@@ -177,6 +178,15 @@ def _best_shape(
     return best, q
 
 
+#: Heads-up, the tempo a Take or a Freeze is worth (the other player loses a turn).
+ATTACK_HEADS_UP = 25.0
+#: Heads-up, the tempo a Swap is worth (the same seat moves again).
+SWAP_HEADS_UP = 20.0
+#: Heads-up, attacks are played at once only while the other player holds this many cards or
+#: fewer; before that they are worth ``ATTACK_EARLY``.
+HOLD_UNTIL = 99
+ATTACK_EARLY = 25.0
+
 #: How much leaving a shape is worth avoiding, scaled by how likely the next player holds it.
 DENY = 60.0
 
@@ -246,7 +256,10 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
     # Tempo: heads-up, an attack the other player cannot answer gives this seat the next move
     # with the floor unchanged; with more players it costs the next player a turn.
     threat = sizes[following]
-    attack = 25.0 if heads_up else 2.0 + (12.0 if threat <= 2 else 6.0 if threat <= 3 else 0.0)
+    if heads_up:
+        attack = ATTACK_HEADS_UP if threat <= HOLD_UNTIL else ATTACK_EARLY
+    else:
+        attack = 2.0 + (12.0 if threat <= 2 else 6.0 if threat <= 3 else 0.0)
     for take in sorted(opts.takes, key=lambda c: -_VALUE[c]):
         allowed = _OWN[take]
         bonus = attack + (1.0 if _VALUE[take] == 2 else 0.0)
@@ -258,7 +271,7 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
         charged = sizes[following] == 2
         if heads_up:
             # Not charged, a Swap is a free card: the same seat moves again.
-            bonus = -8.0 if charged else 20.0
+            bonus = -8.0 if charged else SWAP_HEADS_UP
         elif charged:
             bonus = -8.0
         else:
@@ -293,9 +306,36 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
 # -- easy -----------------------------------------------------------------------------------
 
 
-def _easy(state: State, seat: int, opts: Options) -> AnyAction:
-    """A beginner: the first Number that fits, before any sum; specials only when stuck."""
+#: ``easy``'s chance (in 1,000) of drawing although it could play (never with a hand that
+#: cannot wait: only Powers, or one card).
+EASY_DRAW = 300
+#: ``easy``'s chance (in 1,000) of playing any single card that fits instead of its rule.
+EASY_ANY = 300
+
+
+def _easy(state: State, seat: int, opts: Options, rng: Rng) -> AnyAction:
+    """A beginner: the first Number that fits, before any sum; specials only when stuck.
+
+    Now and then (from ``rng``) it draws although it could play, or plays whichever single
+    card fits, as a new player does who has not looked at the whole hand.
+    """
     hand = state.hands[seat]
+    roll, rng = rng.below(1000)
+    can_wait = len(hand) > 1 and any(_KIND[c] is not Kind.POWER for c in hand)
+    if roll < EASY_DRAW and opts.draw and can_wait:
+        return Draw()
+    if roll < EASY_DRAW + EASY_ANY:
+        fitting: list[AnyAction] = [
+            PlayNumbers(cards=p.cards, shape=shapes_of(p.cards)[0])
+            for p in opts.numbers
+            if len(p.cards) == 1
+        ]
+        fitting += [PlayTake(card=c) for c in opts.takes]
+        fitting += [PlayFreeze(card=c) for c in opts.freezes]
+        fitting += [PlaySwap(card=c) for c in opts.swaps]
+        if fitting:
+            pick, _ = rng.choice(fitting)
+            return pick
     # The shape it names: the one it holds most of (a beginner's rule of thumb).
     counts = {s: sum(1 for c in hand if _SHAPE[c] is s) for s in SHAPES}
 

@@ -238,3 +238,18 @@ def test_two_bot_games_that_v1_never_finished_now_end(seed: int) -> None:
     state = bot_game(GAME, 2, seed)
     result = GAME.result(state)
     assert result is not None and result.move_bound is None
+
+
+def test_easy_now_and_then_draws_or_plays_any_fitting_card_instead_of_its_rule() -> None:
+    # Easy's rule plays the first fitting single Number (circle 1); a beginner sometimes draws
+    # instead, or plays another card that fits. Strong and v1 never draw here.
+    hand = [num(CIRCLE, 1), num(CIRCLE, 5), num(SQUARE, 3), num(STAR, 4, 1), take1(CIRCLE)]
+    state = position([hand, OPPONENT], shape=CIRCLE, number=7)
+    moves = [
+        GAME.dump_action(GAME.bot_action(state, 0, Rng.from_seed(s), "easy")) for s in range(200)
+    ]
+    kinds = {m["type"] for m in moves}
+    assert "draw" in kinds and "take" in kinds
+    assert sum(m["type"] == "draw" for m in moves) < 100
+    assert policy_v1.choose(state, 0, RNG) != GAME.parse_action({"type": "draw"})
+    assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong"))["type"] != "draw"
