@@ -21,6 +21,7 @@ pending. (``options`` reads the seat's hand, the floor and the pile sizes, nothi
 from __future__ import annotations
 
 from rules.contract import BOT_LEVELS
+from rules.floor import bot_search
 from rules.floor.actions import (
     AnyAction,
     BurnSwap,
@@ -56,7 +57,9 @@ SLIP = 120
 Scored = tuple[float, AnyAction]
 
 
-def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyAction:
+def choose(
+    state: State, seat: int, rng: Rng, level: str = "normal", *, search: bool = True
+) -> AnyAction:
     """The bot's move for ``seat`` at ``level``; an unknown level raises ValueError."""
     if level not in BOT_LEVELS:
         raise ValueError(f"unknown bot level {level!r}: one of {', '.join(BOT_LEVELS)}")
@@ -82,7 +85,44 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
         # A slip: the second-best play, but never instead of a win.
         if roll < SLIP and ranked[0][0] < WIN:
             return ranked[1][1]
+    if search and level == "strong" and ranked[0][0] < WIN and len(ranked) > 1:
+        shortlist = _shortlist(ranked)
+        if len(shortlist) > 1:
+            return bot_search.pick(state, seat, shortlist, _playout, rng, SAMPLES, DEPTH)
     return ranked[0][1]
+
+
+# -- strong's search ------------------------------------------------------------------------
+
+#: How many candidates the search weighs (the best play of each kind), and how many deals.
+CANDIDATES = 3
+SAMPLES = 8
+#: A candidate further than this below the heuristic's best is not worth a playout.
+MARGIN = 40.0
+#: Actions played after a candidate before the playout is scored by the hand sizes. Short
+#: playouts measured better than playing to the end (seed 1 against v1 heads-up: depth 4,
+#: 68.4% of 800 games; depth 40, 65.2% of 400) and cost a tenth.
+DEPTH = 4
+
+
+def _playout(state: State, seat: int, rng: Rng) -> AnyAction:
+    # Every seat plays strong's heuristic in the playouts (no search inside a search; it
+    # measured a little better than normal's slips: 68.4% against 67.2%).
+    return choose(state, seat, rng, "strong", search=False)
+
+
+def _shortlist(ranked: list[Scored]) -> list[AnyAction]:
+    """The heuristic's best play of each kind, best first, when the kinds differ."""
+    best = ranked[0][0]
+    out: list[AnyAction] = []
+    kinds: set[type] = set()
+    for score, action in ranked:
+        if best - score > MARGIN or len(out) >= CANDIDATES:
+            break
+        if type(action) not in kinds:
+            kinds.add(type(action))
+            out.append(action)
+    return out
 
 
 def _answer_freeze(opts: Options, level: str) -> AnyAction:

@@ -150,7 +150,8 @@ def test_strong_plays_a_swap_first_heads_up_to_move_again() -> None:
     # Heads-up a Swap (not charged) is a free card: the same seat moves again, then sheds.
     hand = [swap(), num(CIRCLE, 1), num(SQUARE, 3), num(STAR, 4, 1)]
     state = position([hand, OPPONENT], shape=CIRCLE, number=7)
-    assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong"))["type"] == "swap"
+    # Strong's heuristic, before its look-ahead (which may overrule it: see the search tests).
+    assert GAME.dump_action(choose(state, 0, RNG, "strong", search=False))["type"] == "swap"
     assert GAME.dump_action(policy_v1.choose(state, 0, RNG))["type"] != "swap"
 
 
@@ -159,7 +160,8 @@ def test_strong_plays_a_take_first_heads_up_before_shedding() -> None:
     # this seat moves again, so it comes before the two-card sum.
     hand = [take2(CIRCLE), num(SQUARE, 3), num(STAR, 4, 1), num(CIRCLE, 9)]
     state = position([hand, OPPONENT], shape=CIRCLE, number=7)
-    assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong")) == {
+    # Strong's heuristic, before its look-ahead (which may overrule it: see the search tests).
+    assert GAME.dump_action(choose(state, 0, RNG, "strong", search=False)) == {
         "type": "take",
         "card": take2(CIRCLE),
     }
@@ -203,7 +205,7 @@ def _reachable(seed: int) -> list[tuple[object, int]]:
 def test_a_bot_decides_from_its_view_only(level: str) -> None:
     rnd = random.Random(7)
     checked = 0
-    for seed in range(8):
+    for seed in range(10):
         for state, seat in _reachable(seed):
             rng = Rng.from_seed(rnd.getrandbits(64))
             move = GAME.bot_action(state, seat, rng, level)  # type: ignore[arg-type]
@@ -253,3 +255,31 @@ def test_easy_now_and_then_draws_or_plays_any_fitting_card_instead_of_its_rule()
     assert sum(m["type"] == "draw" for m in moves) < 100
     assert policy_v1.choose(state, 0, RNG) != GAME.parse_action({"type": "draw"})
     assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong"))["type"] != "draw"
+
+
+# -- strong's look-ahead (determinised playouts) -------------------------------------------
+
+
+def test_strong_plays_its_power_rather_than_drawing_when_the_playouts_say_so() -> None:
+    # Nothing fits triangle 2. The heuristic keeps a lone Power for last and draws; the
+    # opponent is down to two stars. Playing the Power now and naming circle (two of its three
+    # cards) sheds a card and leaves a shape the playouts find the opponent rarely holds.
+    hand = [num(CIRCLE, 3), num(CIRCLE, 9), num(STAR, 0, 1), power(1)]
+    state = position([hand, [num(STAR, 5), num(STAR, 9)]], shape=TRIANGLE, number=2)
+    assert choose(state, 0, RNG, "strong", search=False) == GAME.parse_action({"type": "draw"})
+    assert policy_v1.choose(state, 0, RNG) == GAME.parse_action({"type": "draw"})
+    for seed in range(10):
+        move = GAME.dump_action(GAME.bot_action(state, 0, Rng.from_seed(seed), "strong"))
+        assert move == {"type": "power", "card": power(1), "shape": "circle"}
+
+
+def test_strong_searches_only_from_its_view() -> None:
+    # The same view with the opponent's two cards and the draw pile dealt differently: the
+    # search deals the hidden cards from the view and the rng alone, so the move is the same.
+    hand = [num(CIRCLE, 3), num(CIRCLE, 9), num(STAR, 0, 1), power(1)]
+    state = position([hand, [num(STAR, 5), num(STAR, 9)]], shape=TRIANGLE, number=2)
+    other = position([hand, [num(CIRCLE, 5), num(CIRCLE, 7)]], shape=TRIANGLE, number=2)
+    assert GAME.view(other, 0) == GAME.view(state, 0)
+    for seed in range(5):
+        rng = Rng.from_seed(seed)
+        assert GAME.bot_action(other, 0, rng, "strong") == GAME.bot_action(state, 0, rng, "strong")
