@@ -86,7 +86,8 @@ def choose(
         if roll < SLIP and ranked[0][0] < WIN:
             return ranked[1][1]
     if search and level == "strong" and ranked[0][0] < WIN and len(ranked) > 1:
-        shortlist = _shortlist(ranked)
+        small = max(len(h) for h in state.hands) <= SEARCH_HANDS
+        shortlist = _shortlist(ranked) if small else []
         if len(shortlist) > 1:
             return bot_search.pick(state, seat, shortlist, _playout, rng, SAMPLES, DEPTH)
     return ranked[0][1]
@@ -103,6 +104,9 @@ MARGIN = 40.0
 #: playouts measured better than playing to the end (seed 1 against v1 heads-up: depth 4,
 #: 68.4% of 800 games; depth 40, 65.2% of 400) and cost a tenth.
 DEPTH = 4
+#: The search runs only while every hand holds this many cards or fewer: a playout's cost grows
+#: fast with the hands (sums and Operations), and this keeps a decision within ~40 ms.
+SEARCH_HANDS = 12
 
 
 def _playout(state: State, seat: int, rng: Rng) -> AnyAction:
