@@ -9,10 +9,15 @@ pending. (``options`` reads the seat's hand, the floor and the pile sizes, nothi
   turn if the shape stays, a Power kept as the finishing card, answers to Freezes and Takes),
   and tempo: heads-up, a Swap, a Freeze or a Take gives it another move, so it plays those
   first and sheds after. With more players it hits the next player with a Freeze or a Take
-  when they are close to finishing, and turns play away from them with a Swap. It draws only
-  when it has nothing to play, so it never stalls: a hand of Powers is played out.
-* ``normal`` is ``strong`` with a slip now and then: with a small chance it takes its
-  second-best play.
+  when they are close to finishing, and turns play away from them with a Swap. A hand of
+  Powers is played out, so it never stalls. Then it looks ahead (:mod:`rules.floor.bot_search`):
+  when its best plays are of different kinds, it tries the best of each of the top three kinds
+  on eight deals of the cards it cannot see (drawn from its view and ``rng`` only), each
+  followed by four actions of its heuristic at every seat, and plays the one that leaves it
+  best off (a win, or the fewest cards against the smallest other hand). It searches only
+  while every hand holds 12 cards or fewer, which bounds a decision's cost.
+* ``normal`` is ``strong`` without the look-ahead, with a slip now and then: with a small
+  chance it takes its second-best play.
 * ``easy`` plays the first Number that fits (no sums, no Operations), hits back when hit,
   and plays Swaps, Powers and attacks only when nothing else fits; now and then (from ``rng``)
   it draws although it could play, or plays any single card that fits.
