@@ -264,7 +264,7 @@ function drawnSpot(view, ctx) {
       key: "drawn",
       class: ["ns-pile", "drawn", drawn === null && "none"],
       role: "img",
-      "aria-label": drawn === null ? "No card drawn" : `${who} a ${numeral(drawn)}`,
+      "aria-label": drawn === null ? "No card drawn" : `${who} ${aCard(drawn)}`,
     },
     drawn === null
       ? h("span", { class: "ns-card ns-slot", "data-anim": "drawn" })
@@ -642,7 +642,7 @@ export function prompt(view, ctx) {
     case "take":
       return `Choose the card of your grid that the ${top} replaces.`;
     case "swap":
-      return `You drew a ${numeral(view.drawn)}: choose the card it replaces, or discard it.`;
+      return `You drew ${aCard(view.drawn)}: choose the card it replaces, or discard it.`;
     case "discard":
       return "Choose a face-down card to turn up.";
     case "undo":
@@ -718,7 +718,7 @@ function cardRow(values, note) {
   return h(
     "div",
     { class: "ns-howto-cards" },
-    values.map((v, i) => picture(v === null ? DOWN : upCard(v), { key: `k${i}`, "aria-label": v === null ? "a face-down card" : `a ${numeral(v)}` })),
+    values.map((v, i) => picture(v === null ? DOWN : upCard(v), { key: `k${i}`, "aria-label": v === null ? "a face-down card" : aCard(v) })),
     note ? h("span", { class: "ns-howto-note" }, note) : null,
   );
 }
