@@ -360,6 +360,8 @@ def _operation(state: State, seat: int, action: PlayOperation) -> tuple[State, l
             "card": action.card,
             "operand": action.operand,
             "riders": list(action.riders),
+            # The Floor Number it was played on (public), so "6 + 4 = 10 → 0" can be said exactly.
+            "from": floor,
             "floor": {"shape": shape.value, "number": result},
         }
     ]

@@ -239,6 +239,18 @@ def test_operation_opponent_cannot_interfere_it_resolves_in_the_same_move() -> N
     assert [e["type"] for e in events] == ["played_operation", "turn"]
 
 
+def test_an_operation_event_says_the_floor_number_it_was_played_on() -> None:
+    """A client says "3 times 4 = 12 → 2" from the event alone: the Floor Number before the
+    Operation is public, and a Multiply's result does not tell it (3 times 4 and 8 times 4 both end
+    in 2)."""
+    state = position(
+        [[mul(), num(STAR, 4), num(CIRCLE, 1)], [num(STAR, 1)]], shape=CIRCLE, number=3
+    )
+    _, events = act(state, 0, {"type": "operation", "card": mul(), "operand": num(STAR, 4)})
+    played = events[0]
+    assert (played["from"], played["floor"]["number"]) == (3, 2)
+
+
 def test_ruling_7_every_operation_spelling_is_accepted_iff_listed() -> None:
     """R7: every Operation move is accepted exactly when it is listed."""
     # Exhaustive over one rich hand: operand, 0..3 riders, every shape.

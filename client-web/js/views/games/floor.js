@@ -562,7 +562,8 @@ function eventLine(event, ctx) {
       const op = cardOf(event.card).op;
       const operand = cardOf(event.operand);
       const result = event.floor.number;
-      const f = floorBeforeOperation(op, operand.value, result);
+      // Events since the Floor Number's origin was added say it; older ones are worked out.
+      const f = Number.isInteger(event.from) ? event.from : floorBeforeOperation(op, operand.value, result);
       const sum = f === null ? `${OPS[op].sign} ${operand.value} → ${result}` : sumText(op, f, operand.value);
       const riders = event.riders.length ? `, with ${named(event.riders)}` : "";
       return `${name(s)} played ${OPS[op].word} ${cardLabel(operand)}: ${sum}${riders}`;
