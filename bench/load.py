@@ -59,7 +59,8 @@ def running_server() -> Iterator[tuple[str, int]]:
     _raise_fd_limit()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp, RedisProcess() as redis:
-        # The load generator is one client per seat acting at machine speed.
+        # The load generator is one client per seat acting at machine speed, every one of them
+        # from 127.0.0.1: past the per-address cap (64) the server would answer 429.
         server = parlor_serve(
             port,
             Path(tmp) / "serve.log",
@@ -67,6 +68,7 @@ def running_server() -> Iterator[tuple[str, int]]:
             PARLOR_FLOOD_RATE="1000",
             PARLOR_FLOOD_BURST="1000",
             PARLOR_CREATE_BURST="100000",
+            PARLOR_MAX_CONNECTIONS_PER_ADDRESS="100000",
         )
         with server:
             yield f"127.0.0.1:{port}", server.pid
