@@ -1,10 +1,10 @@
 """``strong``'s look-ahead: determinised playouts (PIMC) over its best few candidates.
 
 At a decision where the heuristic's top plays are of different kinds, the bot deals the cards
-it cannot see (the other hands, the draw pile and the discard pile under its top card: exactly
-what :func:`tests.rules.floor.helpers.permute_hidden` shuffles) at random from its own view,
-plays each candidate on every deal and finishes the game with ``normal`` for every seat, and
-takes the candidate that wins most often. Every deal and every playout is drawn from the
+it cannot see (:func:`rules.floor.state.hidden_from`, the same set the view-only tests shuffle)
+at random from its own view, plays each candidate on every deal and plays on a few actions with
+the caller's policy for every seat (``rules.floor.policy`` chooses the depth and the policy),
+and takes the candidate that does best. Every deal and every playout is drawn from the
 ``rng`` argument only, so the move depends on the seat's view and ``rng``, never on where the
 hidden cards really are.
 """
@@ -16,51 +16,23 @@ from dataclasses import replace
 
 from rules.floor.actions import AnyAction
 from rules.floor.moves import apply_action
-from rules.floor.state import Phase, State
+from rules.floor.state import Phase, State, hidden_from, redeal
 from rules.rng import Rng
 
 #: A policy for the playouts: (state, seat, rng) -> action.
 Policy = Callable[[State, int, Rng], AnyAction]
 
-#: Actions played after the candidate before a playout is cut off and scored by hand sizes.
-DEPTH = 40
-
 
 def determinise(state: State, seat: int, rng: Rng) -> tuple[State, Rng]:
     """A deal of the cards hidden from ``seat``, consistent with its view, drawn from ``rng``."""
-    hidden: list[int] = []
-    for s, hand in enumerate(state.hands):
-        if s != seat:
-            hidden.extend(hand)
-    hidden.extend(state.draw)
-    hidden.extend(state.discard[:-1])
     # Sorted first: the multiset is what the view fixes, not the order the true state holds.
-    shuffled, rng = rng.shuffle(sorted(hidden))
-    at = 0
-    hands: list[tuple[int, ...]] = []
-    for s, hand in enumerate(state.hands):
-        if s == seat:
-            hands.append(hand)
-        else:
-            hands.append(tuple(sorted(shuffled[at : at + len(hand)])))
-            at += len(hand)
-    draw = shuffled[at : at + len(state.draw)]
-    at += len(state.draw)
-    under = shuffled[at:]
+    shuffled, rng = rng.shuffle(sorted(hidden_from(state, seat)))
     seed, rng = rng.next64()
-    sample = replace(
-        state,
-        hands=tuple(hands),
-        draw=draw,
-        discard=(*under, *state.discard[-1:]),
-        rng=Rng.from_seed(seed),
-        seen=(),
-        forced_from=0,
-    )
+    sample = replace(redeal(state, seat, shuffled), rng=Rng.from_seed(seed), seen=(), forced_from=0)
     return sample, rng
 
 
-def playout(state: State, seat: int, policy: Policy, rng: Rng, depth: int = DEPTH) -> float:
+def playout(state: State, seat: int, policy: Policy, rng: Rng, depth: int) -> float:
     """``seat``'s result of playing on with ``policy`` everywhere: 1 a win, 0 a loss; a game
     cut off after ``depth`` actions scores by how its hand compares with the smallest other."""
     for _ in range(depth):
@@ -86,7 +58,7 @@ def pick(
     policy: Policy,
     rng: Rng,
     samples: int,
-    depth: int = DEPTH,
+    depth: int,
 ) -> AnyAction:
     """The candidate with the best mean playout result over ``samples`` deals (ties: the
     earlier candidate, i.e. the heuristic's order). Every candidate meets the same deals and

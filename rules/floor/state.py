@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from rules.contract import Result
@@ -106,6 +107,28 @@ def next_seat(state: State, seat: int, direction: int | None = None) -> int:
 def drawable(state: State) -> int:
     """How many cards could be drawn now, counting a reshuffle of the discard pile."""
     return len(state.draw) + max(len(state.discard) - 1, 0)
+
+
+def hidden_from(state: State, seat: int | None) -> list[int]:
+    """The cards ``seat`` cannot see (None: a spectator), in a fixed order: every other hand,
+    then the draw pile, then the discard pile under its top card."""
+    hidden = [c for s, hand in enumerate(state.hands) if s != seat for c in hand]
+    hidden.extend(state.draw)
+    hidden.extend(state.discard[:-1])
+    return hidden
+
+
+def redeal(state: State, seat: int | None, cards: Sequence[int]) -> State:
+    """``state`` with the cards hidden from ``seat`` replaced by ``cards``, laid out in
+    :func:`hidden_from`'s order (hands sorted, as the rules keep them); nothing else changes."""
+    rest = iter(cards)
+    hands = tuple(
+        hand if s == seat else tuple(sorted(next(rest) for _ in hand))
+        for s, hand in enumerate(state.hands)
+    )
+    draw = tuple(next(rest) for _ in state.draw)
+    under = tuple(next(rest) for _ in state.discard[:-1])
+    return replace(state, hands=hands, draw=draw, discard=(*under, *state.discard[-1:]))
 
 
 def replace_at(

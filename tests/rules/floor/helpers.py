@@ -13,7 +13,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import replace
 from typing import Any, Literal
 
 import pytest
@@ -32,7 +31,7 @@ from rules.floor.cards import (
     swap_id,
     take_id,
 )
-from rules.floor.state import Phase, State
+from rules.floor.state import Phase, State, hidden_from, redeal
 from rules.rng import Rng
 from tests.rules.conformance import Harness
 
@@ -171,21 +170,9 @@ def cards(state: State) -> Counter[Hashable]:
 
 def permute_hidden(state: State, seat: int | None, rnd: random.Random) -> State:
     """Shuffle what ``seat`` cannot see: other hands, the draw pile, the discard under its top."""
-    hidden: list[int] = []
-    for s, hand in enumerate(state.hands):
-        if s != seat:
-            hidden.extend(hand)
-    hidden.extend(state.draw)
-    hidden.extend(state.discard[:-1])
+    hidden = hidden_from(state, seat)
     rnd.shuffle(hidden)
-    rest = iter(hidden)
-    hands = tuple(
-        hand if s == seat else tuple(sorted(next(rest) for _ in hand))
-        for s, hand in enumerate(state.hands)
-    )
-    draw = tuple(next(rest) for _ in state.draw)
-    under = tuple(next(rest) for _ in state.discard[:-1])
-    return replace(state, hands=hands, draw=draw, discard=(*under, *state.discard[-1:]))
+    return redeal(state, seat, hidden)
 
 
 def _deck(state: Any) -> Counter[Hashable]:
