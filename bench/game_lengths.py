@@ -18,13 +18,14 @@ import argparse
 import json
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from rules import all_games, get_game
-from rules.contract import DEFAULT_BOT_LEVEL
+from rules.contract import DEFAULT_BOT_LEVEL, Game, Result
 from rules.rng import Rng
 
 PLAYERS = ("bot", "bot:easy", "bot:normal", "bot:strong", "random")
@@ -56,6 +57,27 @@ class Lengths:
     seconds: float
 
 
+def play_out(
+    game: Game[Any, Any], state: Any, cap: int, step: Callable[[Any], Any]
+) -> tuple[Result | None, int]:
+    """Apply ``step`` (one action: state -> state) until the game has a result or ``cap``
+    actions were played; ``(the result or None, actions played)``."""
+    for n in range(cap):
+        result = game.result(state)
+        if result is not None:
+            return result, n
+        state = step(state)
+    return game.result(state), cap
+
+
+def ending(result: Result | None) -> str:
+    """How a game played out: ``"ended"`` by its rules, ``"bound"`` by its move bound, or
+    ``"capped"`` (still running at the cap)."""
+    if result is None:
+        return "capped"
+    return "bound" if result.move_bound else "ended"
+
+
 def bot_game(
     game_id: str,
     seats: int,
@@ -66,23 +88,19 @@ def bot_game(
 ) -> tuple[int, str]:
     """Actions until the end with every seat a bot; ``(n, "ended" | "bound" | "capped")``."""
     game = get_game(game_id)
-    state = game.new_game(seats, options, seed)
     rng = Rng.from_seed(seed)
-    for n in range(cap + 1):
-        result = game.result(state)
-        if result is not None:
-            return n, "bound" if getattr(result, "move_bound", None) else "ended"
-        if n == cap:
-            break
+
+    def step(state: Any) -> Any:
+        nonlocal rng
         for seat in sorted(game.to_act(state)):
             action = game.bot_action(state, seat, rng, level)
             _, rng = rng.next64()
             if action is not None:
-                state, _ = game.apply(state, seat, action)
-                break
-        else:
-            raise AssertionError(f"{game_id} seed {seed}: every bot waited")
-    return cap, "capped"
+                return game.apply(state, seat, action)[0]
+        raise AssertionError(f"{game_id} seed {seed}: every bot waited")
+
+    result, n = play_out(game, game.new_game(seats, options, seed), cap, step)
+    return n, ending(result)
 
 
 def random_game(
@@ -91,16 +109,13 @@ def random_game(
     """Actions until the end with uniformly random legal players."""
     game = get_game(game_id)
     rnd = random.Random(seed)
-    state = game.new_game(seats, options, seed)
-    for n in range(cap + 1):
-        result = game.result(state)
-        if result is not None:
-            return n, "bound" if getattr(result, "move_bound", None) else "ended"
-        if n == cap:
-            break
+
+    def step(state: Any) -> Any:
         seat = rnd.choice(sorted(game.to_act(state)))
-        state, _ = game.apply(state, seat, rnd.choice(game.legal_actions(state, seat)))
-    return cap, "capped"
+        return game.apply(state, seat, rnd.choice(game.legal_actions(state, seat)))[0]
+
+    result, n = play_out(game, game.new_game(seats, options, seed), cap, step)
+    return n, ending(result)
 
 
 def measure(run: Run) -> Lengths:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import Any
 
+from bench.game_lengths import ending, play_out
 from rules import all_games, get_game
 from rules.contract import Game
 from rules.rng import Rng
@@ -98,16 +99,11 @@ def play_one(run: Run, index: int) -> tuple[float, int, str]:
     seed = run.seed + run.seats * 1_000_000 + index
     rnd = random.Random(seed)
     rng = Rng.from_seed(seed)
-    state = game.new_game(run.seats, {}, seed)
     tested = index % run.seats
     policies = [policy(run.bot) if s == tested else policy(run.field) for s in range(run.seats)]
-    for n in range(run.cap + 1):
-        result = game.result(state)
-        if result is not None:
-            share = 1 / len(result.winners) if tested in result.winners else 0.0
-            return share, n, "bound" if result.move_bound else "ended"
-        if n == run.cap:
-            break
+
+    def step(state: Any) -> Any:
+        nonlocal rng
         seats = sorted(game.to_act(state))
         rnd.shuffle(seats)
         for seat in seats:
@@ -117,11 +113,12 @@ def play_one(run: Run, index: int) -> tuple[float, int, str]:
             action = legal[0] if len(legal) == 1 else policies[seat](game, state, seat, rng, rnd)
             _, rng = rng.next64()
             if action is not None:
-                state, _ = game.apply(state, seat, action)
-                break
-        else:
-            raise AssertionError(f"{run.game} seed {seed}: every seat waited")
-    return 0.0, run.cap, "capped"
+                return game.apply(state, seat, action)[0]
+        raise AssertionError(f"{run.game} seed {seed}: every seat waited")
+
+    result, n = play_out(game, game.new_game(run.seats, {}, seed), run.cap, step)
+    share = 1 / len(result.winners) if result and tested in result.winners else 0.0
+    return share, n, ending(result)
 
 
 def measure(run: Run) -> Tally:
