@@ -21,8 +21,9 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route, WebSocketRoute
-from starlette.websockets import WebSocket, WebSocketState
+from starlette.routing import Mount, Route
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 
 from rules.contract import readable
 from rules.errors import RulesError
@@ -34,6 +35,7 @@ from server.connections import Connection
 from server.errors import ParlorError
 from server.instance import Instance
 from server.protocol import CloseCode, ErrorCode, create_room_body, error
+from server.serving import SOCKET_EXTENSION, WebSocketProtocol
 from server.session import Session
 from server.store import Store, StoreError
 from server.wire import Format, Frame, choose
@@ -212,40 +214,52 @@ async def _admit(websocket: WebSocket, instance: Instance) -> str | None:
     return address
 
 
-async def room_socket(websocket: WebSocket) -> None:
-    instance = _instance(websocket.app)
+def _room_code(path: str) -> str | None:
+    """The raw code of a ``/ws/{code}`` path (one non-empty segment), else None."""
+    prefix, _, rest = path.partition("/ws/")
+    if prefix or not rest or "/" in rest:
+        return None
+    return rest
+
+
+async def room_socket(scope: Scope, receive: Receive, send: Send) -> None:
+    """``/ws/{code}``, outside Starlette's middleware and routing (each of whose layers would
+    hold a suspended coroutine frame for the connection's whole life): checked and accepted
+    as an ASGI WebSocket, then spoken to through its protocol object directly."""
+    websocket = WebSocket(scope, receive, send)
+    raw_code = _room_code(scope["path"])
+    if raw_code is None:
+        await websocket.close()  # before accept: the client sees HTTP 403, as for any bad path
+        return
+    instance = _instance(scope["app"])
+    socket: WebSocketProtocol | None = scope.get("extensions", {}).get(SOCKET_EXTENSION)
+    if socket is None:
+        log.error("a WebSocket not served by server.serving.WebSocketProtocol: refused")
+        await websocket.close()
+        return
     address = await _admit(websocket, instance)
     if address is None:
         return
     fmt, subprotocol = choose(
         websocket.query_params.get("format"), websocket.scope.get("subprotocols", [])
     )
-
-    async def send(frame: Frame) -> None:
-        if isinstance(frame, bytes):
-            await websocket.send_bytes(frame)
-        else:
-            await websocket.send_text(frame)
-
-    async def close(code: int, reason: str) -> None:
-        if websocket.application_state is not WebSocketState.DISCONNECTED:
-            await websocket.close(code, reason)
-
-    conn = Connection(send, close, fmt, instance.settings.send_queue)
+    conn = Connection(socket, fmt, instance.settings.send_queue)
     try:
         await websocket.accept(subprotocol=subprotocol)
-        conn.start()
-        await _converse(websocket, conn, instance, address)
+        del websocket  # nothing of the handshake is kept for the connection's life
+        await _converse(socket, raw_code, conn, instance, address)
     finally:
         instance.hub.detach(conn)
         instance.sockets.give_back(address)
-        await conn.stop()
+        conn.stop()
 
 
-async def _converse(websocket: WebSocket, conn: Connection, instance: Instance, peer: str) -> None:
+async def _converse(
+    socket: WebSocketProtocol, raw_code: str, conn: Connection, instance: Instance, peer: str
+) -> None:
     """Receive frames until the client disconnects; the session answers each one."""
     settings = instance.settings
-    code = codes.normalize(websocket.path_params["code"])
+    code = codes.normalize(raw_code)
     if code is None:
         conn.send(error(ErrorCode.NO_ROOM, "That is not a room code"))
         conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
@@ -257,20 +271,32 @@ async def _converse(websocket: WebSocket, conn: Connection, instance: Instance, 
     while True:
         try:
             async with asyncio.timeout_at(None if session.bound or conn.closing else join_by):
-                message = await websocket.receive()
+                message = await socket.receive()
         except TimeoutError:
             session.join_timed_out()
             continue
         if message["type"] == "websocket.disconnect":
             return
-        frame: Frame | None = message.get("bytes")
+        frame: Frame | None = message.get("bytes")  # type: ignore[assignment]
         if frame is None:
-            frame = message.get("text")
+            frame = message.get("text")  # type: ignore[assignment]
         if frame is not None and code is not None:
             await session.handle(frame)
 
 
-def create_app(settings: Settings | None = None, store: Store | None = None) -> Starlette:
+class ParlorApp(Starlette):
+    """Starlette, with room WebSockets taken before the middleware stack (see
+    :func:`room_socket`)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope["app"] = self
+            await room_socket(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+
+def create_app(settings: Settings | None = None, store: Store | None = None) -> ParlorApp:
     settings = settings if settings is not None else Settings.from_env()
 
     @contextlib.asynccontextmanager
@@ -299,10 +325,10 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             "/api", routes=api_routes, middleware=[Middleware(GZipMiddleware, minimum_size=1024)]
         ),
         Route("/r/{code}", room_page),
-        WebSocketRoute("/ws/{code}", room_socket),
+        # WebSockets (/ws/{code}) never reach these routes: ParlorApp takes them first.
         Mount("/", client),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
+    app = ParlorApp(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
     app.state.client = client
     return app
 

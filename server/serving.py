@@ -17,6 +17,12 @@ Nor does uvicorn time out a connection that never sends a complete request. So:
 
 A reset is an abort with ``SO_LINGER`` 0: the kernel drops the buffers and sends RST at once,
 where a plain close would keep sending what the peer does not read.
+
+Once a room connection is accepted, Parlor talks to its protocol object directly (it is in the
+ASGI scope under ``extensions["parlor.socket"]``) instead of through ASGI messages: a state
+frame is one synchronous write to the transport (:meth:`WebSocketProtocol.send_frame`), with
+no coroutine layers, queue or writer task per frame, and what a connection holds while idle is
+kept small (see docs/benchmarks.md, "Memory per connection").
 """
 
 from __future__ import annotations
@@ -26,12 +32,15 @@ import contextlib
 import logging
 import socket
 import struct
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from uvicorn._types import ASGISendEvent
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.http11 import Request
+from websockets.protocol import OPEN, Protocol
 
 from server.config import Settings
 
@@ -52,9 +61,53 @@ def reset(transport: asyncio.Transport) -> None:
     transport.abort()
 
 
+#: Where the ASGI scope of an accepted-to-be WebSocket carries its protocol object.
+SOCKET_EXTENSION = "parlor.socket"
+
+
+class _Inbox:
+    """What uvicorn uses of an ``asyncio.Queue`` for received events, without its four deques
+    and their 64-slot blocks (3 KiB per idle connection): a list and, while the app waits, one
+    future."""
+
+    __slots__ = ("_items", "_waiter")
+
+    def __init__(self) -> None:
+        self._items: list[Any] = []
+        self._waiter: asyncio.Future[None] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def empty(self) -> bool:
+        return not self._items
+
+    async def get(self) -> Any:
+        while not self._items:
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        return self._items.pop(0)
+
+
+def _header(opcode: int, size: int) -> bytes:
+    """The head of one unmasked, unfragmented frame (RFC 6455 section 5.2), as a server sends."""
+    if size < 126:
+        return bytes((0x80 | opcode, size))
+    if size < 1 << 16:
+        return struct.pack("!BBH", 0x80 | opcode, 126, size)
+    return struct.pack("!BBQ", 0x80 | opcode, 127, size)
+
+
 class WebSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O WebSocket protocol; a connection that is closing is reset after
-    ``close_timeout`` unless it closed by then."""
+    ``close_timeout`` unless it closed by then. Once accepted, the app sends frames and closes
+    through :meth:`send_frame`, :meth:`when_writable` and :meth:`close_frame`, synchronously."""
 
     close_timeout_s: ClassVar[float] = 2.0
 
@@ -63,6 +116,79 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         # uvicorn's own timer for a close handshake (it then calls transport.close()).
         self.close_timeout = self.close_timeout_s
         self._reset_timer: asyncio.TimerHandle | None = None
+        self.queue = _Inbox()  # type: ignore[assignment]
+        self._on_writable: Callable[[], None] | None = None
+
+    # -- the direct interface (server.connections.Socket) ------------------------------------
+
+    def send_frame(self, frame: bytes | str, *, force: bool = False) -> bool:
+        """Write one message now. False (nothing written) if the transport is paused because
+        the peer is not reading, unless ``force``; True once written, or if the connection is
+        past sending (the frame is dropped: the app hears of the close from :meth:`receive`)."""
+        if not force and not self.writable.is_set():
+            return False
+        conn = self.conn
+        if self.close_sent or self.disconnected or conn.state is not OPEN:
+            return True
+        data = frame.encode() if isinstance(frame, str) else frame
+        if conn.extensions:  # never today: compression is off (uvicorn_options)
+            if isinstance(frame, str):
+                conn.send_text(data)
+            else:
+                conn.send_binary(data)
+            self.transport.write(b"".join(conn.data_to_send()))
+        else:
+            self.transport.write(_header(1 if isinstance(frame, str) else 2, len(data)) + data)
+        return True
+
+    def when_writable(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once, when the transport takes writes again (or is lost)."""
+        if self.writable.is_set() or self.disconnected:
+            self.loop.call_soon(callback)
+        else:
+            self._on_writable = callback
+
+    def close_frame(self, code: int, reason: str) -> None:
+        """Start the closing handshake now, behind whatever is already written; the peer gets
+        ``close_timeout`` to finish it before the connection is reset."""
+        if self.disconnected or self.close_sent or self.conn.state is not OPEN:
+            return
+        writable = self.writable.is_set()
+        self._close_now(code, reason)
+        if writable:
+            # As uvicorn does for an ASGI close: transport.close() if the peer never answers.
+            self.close_timer = self.loop.call_later(self.close_timeout, self.transport.close)
+        self._reset_if_closing()
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        self._writable_again()
+
+    def _writable_again(self) -> None:
+        callback, self._on_writable = self._on_writable, None
+        if callback is not None:
+            callback()
+
+    def handle_connect(self, event: Request) -> None:
+        super().handle_connect(event)
+        if self.handshake_initiated and not self.handshake_complete:
+            extensions: dict[str, Any] = self.scope["extensions"]
+            extensions[SOCKET_EXTENSION] = self
+
+    def _let_go_of_handshake(self) -> None:
+        """Drop what only the opening handshake needed (its request and response, the
+        request's headers in the scope and in the parser), about 4 KiB per connection."""
+        self.request = None  # type: ignore[assignment]
+        self.response = None  # type: ignore[assignment]
+        self.scope["headers"] = []
+        extensions: dict[str, Any] = self.scope["extensions"]
+        extensions.pop(SOCKET_EXTENSION, None)
+        conn = self.conn
+        if conn.state is OPEN and not conn.reader.buffer:
+            # websockets' server parser keeps the parsed Request in its generator frame for
+            # the life of the connection; the frame parser it goes on to is started afresh.
+            conn.parser = Protocol.parse(conn)
+            next(conn.parser)
 
     def _reset_if_closing(self) -> None:
         if self.disconnected or self._reset_timer is not None:
@@ -81,6 +207,7 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self._reset_timer.cancel()
             self._reset_timer = None
         super().connection_lost(exc)
+        self._writable_again()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
@@ -103,6 +230,8 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self._close_now(message.get("code", 1000), message.get("reason") or "")
         else:
             await super().send(message)
+            if message["type"] == "websocket.accept" and self.handshake_complete:
+                self._let_go_of_handshake()
         self._reset_if_closing()
 
     def _open(self) -> bool:

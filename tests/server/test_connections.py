@@ -25,57 +25,85 @@ from tests.server.harness import ROOT, TEST_SETTINGS, Client, create_room, serve
 
 
 class Peer:
-    def __init__(self, stuck: bool) -> None:
-        self.stuck = stuck
+    """A socket whose transport takes ``room`` frames before it pauses (None: never pauses)."""
+
+    def __init__(self, room: int | None) -> None:
+        self.room = room
         self.frames: list[bytes | str] = []
         self.closed: tuple[int, str] | None = None
-        self.got = asyncio.Event()
-        self.closed_event = asyncio.Event()
+        self.waiting: Callable[[], None] | None = None
 
-    async def send(self, frame: bytes | str) -> None:
-        if self.stuck:
-            await asyncio.Event().wait()  # a client that never reads
+    def send_frame(self, frame: bytes | str, *, force: bool = False) -> bool:
+        if self.closed is not None:
+            return True
+        if not force and self.room is not None and len(self.frames) >= self.room:
+            return False
         self.frames.append(frame)
-        self.got.set()
+        return True
 
-    async def close(self, code: int, reason: str) -> None:
+    def when_writable(self, callback: Callable[[], None]) -> None:
+        self.waiting = callback
+
+    def close_frame(self, code: int, reason: str) -> None:
         self.closed = (code, reason)
-        self.closed_event.set()
+
+    def reads(self, frames: int) -> None:
+        """The peer reads ``frames`` more: the transport takes writes again."""
+        assert self.room is not None
+        self.room += frames
+        callback, self.waiting = self.waiting, None
+        if callback is not None:
+            callback()
 
 
-async def test_slow_connection_is_closed_and_fast_one_unaffected() -> None:
-    slow_peer, fast_peer = Peer(stuck=True), Peer(stuck=False)
-    slow = Connection(slow_peer.send, slow_peer.close, Format.MSGPACK, queue_size=4)
-    fast = Connection(fast_peer.send, fast_peer.close, Format.MSGPACK, queue_size=4)
-    slow.start()
-    fast.start()
-    results = []
+def test_slow_connection_is_closed_and_fast_one_unaffected() -> None:
+    slow_peer, fast_peer = Peer(room=2), Peer(room=None)
+    slow = Connection(slow_peer, Format.MSGPACK, queue_size=4)
+    fast = Connection(fast_peer, Format.MSGPACK, queue_size=4)
+    # Fan-out never waits: push returns at once for both.
+    results = [slow.push(b"frame %d" % i) for i in range(10)]
     for i in range(10):
-        # Fan-out never awaits: push returns at once for both.
-        results.append(slow.push(b"frame %d" % i))
         fast.push(b"frame %d" % i)
-        await asyncio.wait_for(fast_peer.got.wait(), 1)
-        fast_peer.got.clear()
-    await asyncio.wait_for(slow_peer.closed_event.wait(), 1)
     assert slow_peer.closed is not None and slow_peer.closed[0] == CloseCode.TRY_AGAIN
-    assert slow.overflowed and results.count(False) >= 1
+    assert slow.overflowed and results == [True] * 6 + [False] + [False] * 3
     assert fast_peer.frames == [b"frame %d" % i for i in range(10)]
-    assert not fast.closing
-    await slow.stop()
-    await fast.stop()
+    assert not fast.closing and fast.backlog == 0
 
 
-async def test_close_after_pending_flushes_the_error_first() -> None:
-    peer = Peer(stuck=False)
-    conn = Connection(peer.send, peer.close, Format.JSON, queue_size=4)
-    conn.start()
+def test_frames_wait_while_the_peer_is_not_reading_and_go_out_in_order_when_it_does() -> None:
+    peer = Peer(room=1)
+    conn = Connection(peer, Format.MSGPACK, queue_size=4)
+    for i in range(4):
+        assert conn.push(b"frame %d" % i)
+    assert peer.frames == [b"frame 0"] and conn.backlog == 3
+    peer.reads(1)
+    assert peer.frames == [b"frame 0", b"frame 1"] and conn.backlog == 2
+    peer.reads(10)
+    assert peer.frames == [b"frame %d" % i for i in range(4)] and conn.backlog == 0
+    assert conn.push(b"frame 4") and peer.frames[-1] == b"frame 4"
+    assert peer.closed is None
+
+
+def test_close_after_pending_flushes_the_error_first() -> None:
+    peer = Peer(room=None)
+    conn = Connection(peer, Format.JSON, queue_size=4)
     conn.send({"type": "error", "code": "too_big", "message": "no"})
     conn.close_after_pending(CloseCode.TOO_BIG, "frame too big")
-    assert not conn.send({"type": "late"}), "nothing is queued once closing"
-    await asyncio.wait_for(peer.closed_event.wait(), 1)
+    assert not conn.send({"type": "late"}), "nothing is sent once closing"
     assert peer.frames == ['{"type":"error","code":"too_big","message":"no"}']
     assert peer.closed == (CloseCode.TOO_BIG, "frame too big")
-    await conn.stop()
+
+
+def test_close_after_pending_does_not_wait_for_a_peer_that_stopped_reading() -> None:
+    """What waits is handed over with the close behind it; the socket resets the peer if it
+    does not finish closing in time (tested over real sockets below)."""
+    peer = Peer(room=0)
+    conn = Connection(peer, Format.JSON, queue_size=4)
+    conn.send({"type": "error", "code": "kicked", "message": "bye"})
+    assert peer.frames == [] and conn.backlog == 1
+    conn.close_after_pending(CloseCode.KICKED, "seat revoked")
+    assert peer.frames == ['{"type":"error","code":"kicked","message":"bye"}']
+    assert peer.closed == (CloseCode.KICKED, "seat revoked") and conn.backlog == 0
 
 
 # -- real connections: slow, idle, too many, and shutdown --------------------------------------
