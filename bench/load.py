@@ -119,7 +119,7 @@ async def _join(addr: str, code: str, name: str) -> Seat:
     ws = await connect(f"ws://{addr}/ws/{code}", compression=None, max_size=2**20)
     await ws.send(pack({"type": "join", "name": name, "key": secrets.token_urlsafe(16)}))
     while True:
-        message = unpack(await ws.recv())
+        message = unpack(await ws.recv(decode=False))
         if message["type"] == "welcome":
             return Seat(ws, message["seat"])
 
@@ -197,11 +197,18 @@ async def _player(
             if think:
                 # People take a moment; the socket keeps being read meanwhile.
                 delay = rnd.uniform(0, 2 * think)
-                asyncio.get_running_loop().call_later(
-                    delay, lambda a=action, s=state: asyncio.ensure_future(_act(me, a, s, sent_at))
-                )
+                asyncio.get_running_loop().call_later(delay, _act_soon, me, action, state, sent_at)
             else:
                 await _act(me, action, state, sent_at)
+
+
+_LATER: set[asyncio.Task[None]] = set()
+
+
+def _act_soon(me: Seat, action: Any, state: dict[str, Any], sent_at: dict[int, float]) -> None:
+    task = asyncio.ensure_future(_act(me, action, state, sent_at))
+    _LATER.add(task)
+    task.add_done_callback(_LATER.discard)
 
 
 async def _act(me: Seat, action: Any, state: dict[str, Any], sent_at: dict[int, float]) -> None:
