@@ -69,7 +69,7 @@ ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 RETRIES = 5
 
 # KEYS: room. ARGV: expected version, new version, record, channel, notice.
-_CAS = """
+CAS = """
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return 0 end
 if v ~= ARGV[1] then return -1 end
@@ -227,7 +227,7 @@ class Local:
 class Baseline:
     def __init__(self, redis_url: str, game_length: int) -> None:
         self.redis: aioredis.Redis = aioredis.Redis.from_url(redis_url)
-        self.cas = self.redis.register_script(_CAS)
+        self.cas = self.redis.register_script(CAS)
         self.game_length = game_length
         self.origin = secrets.token_hex(4)
         self.rooms: dict[str, Local] = {}
