@@ -1,4 +1,5 @@
-"""What the benchmarks share: a ``parlor serve`` child process and room creation over HTTP."""
+"""What the benchmarks share: a ``parlor serve`` child process (or the bare baseline server of
+``bench/baseline.py``) and room creation over HTTP."""
 
 from __future__ import annotations
 
@@ -21,6 +22,15 @@ def parlor_serve(port: int, log: Path, name: str = "parlor serve", **env: str) -
         settings.setdefault("PARLOR_EPHEMERAL", "true")
     argv = [sys.executable, "-m", "server.cli", "serve"]
     return Process(argv, ready=http_ok(port), log=log, name=name, env=settings, cwd=ROOT)
+
+
+def baseline_serve(port: int, log: Path, redis_url: str, game_length: int | None = None) -> Process:
+    """The bare baseline server (``bench/baseline.py``) on ``port`` and the Redis at
+    ``redis_url`` (not started yet)."""
+    argv = [sys.executable, "-m", "bench.baseline", "--port", str(port), "--redis", redis_url]
+    if game_length is not None:
+        argv += ["--game-length", str(game_length)]
+    return Process(argv, ready=http_ok(port), log=log, name="bench.baseline", cwd=ROOT)
 
 
 def create_room(http: str, game: str, timeout: float = 10.0, **body: Any) -> str:

@@ -1,17 +1,25 @@
 """Room-server load benchmark over real WebSockets (not a test).
 
-Starts a redis-server and one ``parlor serve`` process on free loopback ports, then:
+Starts a redis-server and one server process on free loopback ports (``parlor serve``, or with
+``--server baseline`` the bare server of ``bench/baseline.py``), then:
 
 * ``play``: R rooms x 8 seats of clients choosing random legal actions from their views, as
   fast as the server lets them (rematch when a game ends), for a fixed time. Reports
   actions/s, p50/p99 from an action sent to the moment the last seat of the room has a view
-  at least that new, bytes per view, and the server's RSS.
+  at least that new, bytes per view, the server's RSS, and the CPU per action of the server
+  and of redis-server.
 * ``idle``: N clients joined to rooms (8 seats each) doing nothing; reports the server's RSS
   growth per connection.
+* ``compare``: ``play`` flat out against the baseline and against Parlor, one after the other
+  in one invocation (never both at once: they would share the cores), in the order baseline,
+  Parlor, Parlor, baseline, ... so that a steady drift of the machine cancels; prints each
+  figure's median per server, Parlor's ratio to the baseline with its target, and JSON.
 
     python -m bench.load play --rooms 20 --seconds 20               # saturate
     python -m bench.load play --rooms 100 --seconds 20 --think 0.5  # people-paced
+    python -m bench.load play --rooms 10 --seconds 20 --server baseline
     python -m bench.load idle --clients 5000
+    python -m bench.load compare --rooms 10 --seconds 20            # issue 15's ratios
 """
 
 from __future__ import annotations
@@ -32,13 +40,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench import common
-from bench.common import parlor_serve
+from bench import baseline, common
+from bench.common import baseline_serve, parlor_serve
 from rules.codec import pack, unpack
 from tests.processes import free_port
 from tests.redis_process import RedisProcess
@@ -47,31 +55,49 @@ SEATS = 8
 #: Seconds before measuring starts (room starts are spread over the first half).
 WARMUP = 4.0
 
+Server = Literal["parlor", "baseline"]
+SERVERS: tuple[Server, ...] = ("parlor", "baseline")
+
 
 def _raise_fd_limit() -> None:
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+@dataclass(frozen=True)
+class Served:
+    addr: str
+    #: The server process (Redis is a process of its own).
+    pid: int
+    redis: RedisProcess
+
+
 @contextlib.contextmanager
-def running_server() -> Iterator[tuple[str, int]]:
-    """redis-server + ``parlor serve`` (child processes inherit the raised fd limit)."""
+def running_server(
+    server: Server = "parlor", game_length: int = baseline.GAME_LENGTH
+) -> Iterator[Served]:
+    """redis-server + ``parlor serve``, or + the bare baseline server with games of
+    ``game_length`` actions (child processes inherit the raised fd limit)."""
     _raise_fd_limit()
     port = free_port()
     with tempfile.TemporaryDirectory() as tmp, RedisProcess() as redis:
-        # The load generator is one client per seat acting at machine speed, every one of them
-        # from 127.0.0.1: past the per-address cap (64) the server would answer 429.
-        server = parlor_serve(
-            port,
-            Path(tmp) / "serve.log",
-            REDIS_URL=redis.url,
-            PARLOR_FLOOD_RATE="1000",
-            PARLOR_FLOOD_BURST="1000",
-            PARLOR_CREATE_BURST="100000",
-            PARLOR_MAX_CONNECTIONS_PER_ADDRESS="100000",
-        )
-        with server:
-            yield f"127.0.0.1:{port}", server.pid
+        log = Path(tmp) / "serve.log"
+        if server == "baseline":
+            process = baseline_serve(port, log, redis.url, game_length)
+        else:
+            # The load generator is one client per seat acting at machine speed, every one of
+            # them from 127.0.0.1: past the per-address cap (64) the server would answer 429.
+            process = parlor_serve(
+                port,
+                log,
+                REDIS_URL=redis.url,
+                PARLOR_FLOOD_RATE="1000",
+                PARLOR_FLOOD_BURST="1000",
+                PARLOR_CREATE_BURST="100000",
+                PARLOR_MAX_CONNECTIONS_PER_ADDRESS="100000",
+            )
+        with process:
+            yield Served(f"127.0.0.1:{port}", process.pid, redis)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -91,6 +117,19 @@ def rss_kib(pid: int) -> int:
 
 def create_room(addr: str, game: str) -> str:
     return common.create_room(f"http://{addr}", game)
+
+
+def command_calls(redis: RedisProcess) -> dict[str, int]:
+    """How many times Redis has run each command since its last ``CONFIG RESETSTAT`` (those a
+    Lua script calls count too: ``hset`` inside ``evalsha``)."""
+    with redis.client() as client:
+        stats: dict[str, dict[str, Any]] = client.info("commandstats")
+    return {name.removeprefix("cmdstat_"): int(row["calls"]) for name, row in stats.items()}
+
+
+def reset_command_calls(redis: RedisProcess) -> None:
+    with redis.client() as client:
+        client.config_resetstat()
 
 
 @dataclass
@@ -119,7 +158,7 @@ async def _join(addr: str, code: str, name: str) -> Seat:
     ws = await connect(f"ws://{addr}/ws/{code}", compression=None, max_size=2**20)
     await ws.send(pack({"type": "join", "name": name, "key": secrets.token_urlsafe(16)}))
     while True:
-        message = unpack(await ws.recv())
+        message = unpack(await ws.recv(decode=False))
         if message["type"] == "welcome":
             return Seat(ws, message["seat"])
 
@@ -197,11 +236,18 @@ async def _player(
             if think:
                 # People take a moment; the socket keeps being read meanwhile.
                 delay = rnd.uniform(0, 2 * think)
-                asyncio.get_running_loop().call_later(
-                    delay, lambda a=action, s=state: asyncio.ensure_future(_act(me, a, s, sent_at))
-                )
+                asyncio.get_running_loop().call_later(delay, _act_soon, me, action, state, sent_at)
             else:
                 await _act(me, action, state, sent_at)
+
+
+_LATER: set[asyncio.Task[None]] = set()
+
+
+def _act_soon(me: Seat, action: Any, state: dict[str, Any], sent_at: dict[int, float]) -> None:
+    task = asyncio.ensure_future(_act(me, action, state, sent_at))
+    _LATER.add(task)
+    task.add_done_callback(_LATER.discard)
 
 
 async def _act(me: Seat, action: Any, state: dict[str, Any], sent_at: dict[int, float]) -> None:
@@ -231,8 +277,16 @@ def _latencies(room: Room, since: float) -> list[float]:
     return out
 
 
-async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str, Any]:
-    with running_server() as (addr, pid):
+async def play(
+    rooms: int,
+    seconds: float,
+    game: str,
+    think: float,
+    server: Server = "parlor",
+    game_length: int = baseline.GAME_LENGTH,
+) -> dict[str, Any]:
+    with running_server(server, game_length) as served:
+        addr, pid, redis_pid = served.addr, served.pid, served.redis.process.pid
         all_rooms = []
         for _ in range(rooms):
             code = create_room(addr, game)
@@ -253,15 +307,19 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
             await asyncio.sleep(WARMUP / 2 / len(all_rooms))
         await asyncio.sleep(WARMUP / 2)
         rss_before = rss_kib(pid)
+        reset_command_calls(served.redis)
         actions_before = sum(r.actions for r in all_rooms)
         cpu_before = cpu_seconds(pid)
+        redis_before = cpu_seconds(redis_pid)
         own_before = cpu_seconds(os.getpid())
         started = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - started
         cpu_used = cpu_seconds(pid) - cpu_before
+        redis_used = cpu_seconds(redis_pid) - redis_before
         own_used = cpu_seconds(os.getpid()) - own_before
         actions = sum(r.actions for r in all_rooms) - actions_before
+        calls = command_calls(served.redis)
         rss_after = rss_kib(pid)
         stop.set()
         for task in tasks:
@@ -272,8 +330,10 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
         for room in all_rooms:
             for seat in room.seats:
                 await seat.ws.close()
+        per_action = max(actions, 1)
         return {
-            "game": game,
+            "server": server,
+            "game": game if server == "parlor" else f"bare, {game_length} actions a game",
             "rooms": rooms,
             "clients": rooms * SEATS,
             "think_ms": think * 1000,
@@ -281,19 +341,27 @@ async def play(rooms: int, seconds: float, game: str, think: float) -> dict[str,
             "actions": actions,
             "actions_per_s": round(actions / elapsed),
             # Robust to other load on the machine, unlike actions/s: what one action costs.
-            "server_cpu_ms_per_action": round(1000 * cpu_used / max(actions, 1), 3),
+            "server_cpu_ms_per_action": round(1000 * cpu_used / per_action, 3),
             "server_cpu_busy": round(cpu_used / elapsed, 2),
+            "redis_cpu_ms_per_action": round(1000 * redis_used / per_action, 3),
             # The load generator shares the machine: when this nears 1.0, it is the limit.
             "loadgen_cpu_busy": round(own_used / elapsed, 2),
             "p50_ms": round(1000 * lat[len(lat) // 2], 1),
             "p99_ms": round(1000 * lat[int(len(lat) * 0.99)], 1),
             "mean_view_bytes": round(statistics.mean(sizes)),
             "server_rss_mib": round(max(rss_before, rss_after) / 1024, 1),
+            # Every Redis command over the measured actions (CONFIG and INFO are this bench's).
+            "redis_calls_per_action": {
+                name: round(n / per_action, 3)
+                for name, n in sorted(calls.items(), key=lambda kv: -kv[1])
+                if name not in ("config|resetstat", "info")
+            },
         }
 
 
-async def idle(clients: int, game: str) -> dict[str, Any]:
-    with running_server() as (addr, pid):
+async def idle(clients: int, game: str, server: Server = "parlor") -> dict[str, Any]:
+    with running_server(server) as served:
+        addr, pid = served.addr, served.pid
         # Warm up (imports, first room, allocator arenas) before the baseline.
         warm = [await _join(addr, create_room(addr, game), "warm") for _ in range(8)]
         baseline = rss_kib(pid)
@@ -318,6 +386,108 @@ async def idle(clients: int, game: str) -> dict[str, Any]:
         }
 
 
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    label: str
+    #: Parlor / baseline must be >= (``at_least``) or <= this; None: no target, shown only.
+    target: float | None = None
+    at_least: bool = False
+
+    def met(self, ratio: float) -> bool | None:
+        if self.target is None:
+            return None
+        return ratio >= self.target if self.at_least else ratio <= self.target
+
+
+#: Issue 15's targets, as ratios Parlor / baseline from one run.
+FIGURES = (
+    Figure("actions_per_s", "actions/s", 0.8, at_least=True),
+    Figure("p50_ms", "p50 ms", 1.5),
+    Figure("p99_ms", "p99 ms", 2.0),
+    Figure("server_cpu_ms_per_action", "server CPU ms/action", 1.3),
+    Figure("redis_cpu_ms_per_action", "redis CPU ms/action"),
+    Figure("mean_view_bytes", "mean view bytes"),
+    Figure("server_rss_mib", "server RSS MiB"),
+    Figure("loadgen_cpu_busy", "load generator busy"),
+)
+
+
+async def compare(
+    rooms: int, seconds: float, rounds: int, game: str, game_length: int
+) -> dict[str, Any]:
+    """``play`` flat out against each server in turn, ``rounds`` times each: baseline, Parlor,
+    then Parlor, baseline, and so on (a drift that is steady over the runs cancels out of
+    the medians); the median of each figure per server and Parlor's ratios to the baseline."""
+    runs: dict[Server, list[dict[str, Any]]] = {"baseline": [], "parlor": []}
+    order: tuple[Server, Server] = ("baseline", "parlor")
+    for r in range(rounds):
+        for server in order if r % 2 == 0 else order[::-1]:
+            print(f"  round {r + 1}/{rounds}: {server}", file=sys.stderr)
+            runs[server].append(await play(rooms, seconds, game, 0.0, server, game_length))
+    median = {
+        server: {f.key: statistics.median(run[f.key] for run in results) for f in FIGURES}
+        for server, results in runs.items()
+    }
+    calls = {
+        server: {
+            name: statistics.median(run["redis_calls_per_action"].get(name, 0) for run in results)
+            for name in dict.fromkeys(n for run in results for n in run["redis_calls_per_action"])
+        }
+        for server, results in runs.items()
+    }
+    ratio: dict[str, float | None] = {
+        f.key: round(median["parlor"][f.key] / median["baseline"][f.key], 3)
+        if median["baseline"][f.key]
+        else None
+        for f in FIGURES
+    }
+    met = {f.key: f.met(x) for f in FIGURES if (x := ratio[f.key]) is not None}
+    return {
+        "rooms": rooms,
+        "clients": rooms * SEATS,
+        "seconds": seconds,
+        "rounds": rounds,
+        "game": game,
+        "baseline_game_length": game_length,
+        "median": median,
+        "ratio": ratio,
+        "targets": {
+            f.key: f"{'>=' if f.at_least else '<='} {f.target}"
+            for f in FIGURES
+            if f.target is not None
+        },
+        "met": {key: ok for key, ok in met.items() if ok is not None},
+        "redis_calls_per_action": calls,
+        "runs": runs,
+    }
+
+
+def compare_table(result: dict[str, Any]) -> str:
+    median, ratio, met = result["median"], result["ratio"], result["met"]
+    lines = [
+        f"{result['rooms']} rooms x {SEATS} seats flat out, {result['seconds']:g} s a run, "
+        f"median of {result['rounds']} runs per server ({result['game']} on Parlor; "
+        f"{result['baseline_game_length']}-action games on the baseline)",
+        "",
+        f"{'figure':<22} {'baseline':>10} {'parlor':>10} {'ratio':>7} {'target':>8}  result",
+    ]
+    for f in FIGURES:
+        target = result["targets"].get(f.key, "")
+        verdict = {True: "PASS", False: "FAIL"}.get(met.get(f.key), "")
+        r = ratio[f.key]
+        lines.append(
+            f"{f.label:<22} {median['baseline'][f.key]:>10g} {median['parlor'][f.key]:>10g} "
+            f"{'-' if r is None else f'{r:.2f}':>7} {target:>8}  {verdict}"
+        )
+    lines.append("")
+    lines.append("redis calls per action (median; calls made by a script included):")
+    for server, calls in result["redis_calls_per_action"].items():
+        shown = ", ".join(f"{name} {n:g}" for name, n in calls.items() if n >= 0.005)
+        lines.append(f"  {server:<9} {shown}")
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="mode", required=True)
@@ -329,11 +499,33 @@ def main() -> None:
     i = sub.add_parser("idle")
     i.add_argument("--clients", type=int, default=5000)
     i.add_argument("--game", default="numberswap")
+    for mode in (p, i):
+        mode.add_argument("--server", choices=SERVERS, default="parlor")
+    c = sub.add_parser("compare", help="baseline and Parlor in turn; Parlor's ratios")
+    c.add_argument("--rooms", type=int, default=10)
+    c.add_argument("--seconds", type=float, default=20)
+    c.add_argument("--rounds", type=int, default=2, help="runs per server")
+    c.add_argument("--game", default="numberswap", help="Parlor's game")
+    for mode in (p, c):
+        mode.add_argument(
+            "--game-length",
+            type=int,
+            default=baseline.GAME_LENGTH,
+            help="actions in one of the baseline's games",
+        )
     args = parser.parse_args()
     if args.mode == "play":
-        result = asyncio.run(play(args.rooms, args.seconds, args.game, args.think))
+        result = asyncio.run(
+            play(args.rooms, args.seconds, args.game, args.think, args.server, args.game_length)
+        )
+    elif args.mode == "idle":
+        result = asyncio.run(idle(args.clients, args.game, args.server))
     else:
-        result = asyncio.run(idle(args.clients, args.game))
+        result = asyncio.run(
+            compare(args.rooms, args.seconds, args.rounds, args.game, args.game_length)
+        )
+        print(compare_table(result))
+        print()
     print(json.dumps(result, indent=2))
 
 
