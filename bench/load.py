@@ -14,10 +14,13 @@ Starts a redis-server and one server process on free loopback ports (``parlor se
   in one invocation (never both at once: they would share the cores), in the order baseline,
   Parlor, Parlor, baseline, ... so that a steady drift of the machine cancels; prints each
   figure's median per server, Parlor's ratio to the baseline with its target, and JSON.
+* ``growth``: ``play`` at 1, 10, 50, 100, 200 and 1,000 rooms (flat out up to 20 rooms, at
+  people's pace beyond), as one table: how the cost grows with the work.
 
     python -m bench.load play --rooms 20 --seconds 20               # saturate
     python -m bench.load play --rooms 100 --seconds 20 --think 0.5  # people-paced
     python -m bench.load play --rooms 10 --seconds 20 --server baseline
+    python -m bench.load growth --seconds 15
     python -m bench.load idle --clients 5000
     python -m bench.load compare --rooms 10 --seconds 20            # issue 15's ratios
 """
@@ -290,7 +293,8 @@ async def play(
         all_rooms = []
         for _ in range(rooms):
             code = create_room(addr, game)
-            seats = [await _join(addr, code, f"P{i}") for i in range(SEATS)]
+            seats = list(await asyncio.gather(*(_join(addr, code, f"P{i}") for i in range(SEATS))))
+            seats.sort(key=lambda s: s.seat)  # the host (seat 0) first
             all_rooms.append(Room(code, seats))
         stop = asyncio.Event()
         tasks = []
@@ -384,6 +388,64 @@ async def idle(clients: int, game: str, server: Server = "parlor") -> dict[str, 
             "rss_loaded_mib": round(loaded / 1024, 1),
             "kib_per_connection": round(per_conn / 1024, 1),
         }
+
+
+#: Rooms per row of the cost-growth table, and the pace of each: flat out up to 20 rooms (the
+#: server is the limit), beyond that at people's pace (``PEOPLE_THINK``).
+GROWTH_ROOMS = (1, 10, 50, 100, 200, 1000)
+#: Mean seconds a person thinks before a move (uniform over 0 to twice this): brisker than
+#: most tables, so the server sees more than a real evening's load.
+PEOPLE_THINK = 2.0
+#: The people-paced p99 target (issue 15) and the clients it is judged at.
+PEOPLE_P99_MS = 50.0
+PEOPLE_P99_CLIENTS = 800
+
+
+async def growth(
+    seconds: float, game: str, rooms: tuple[int, ...] = GROWTH_ROOMS
+) -> dict[str, Any]:
+    """One ``play`` per row of ``rooms``: how actions/s, latency, CPU per action and memory
+    grow with the work, flat out up to 20 rooms and at people's pace beyond."""
+    rows = []
+    for n in rooms:
+        think = 0.0 if n <= 20 else PEOPLE_THINK
+        print(f"  {n} rooms, think {think:g} s", file=sys.stderr)
+        rows.append(await play(n, seconds, game, think))
+    target = next((r for r in rows if r["clients"] == PEOPLE_P99_CLIENTS and r["think_ms"]), None)
+    return {
+        "game": game,
+        "seconds": seconds,
+        "people_think_s": PEOPLE_THINK,
+        "rows": rows,
+        "people_p99_target_ms": PEOPLE_P99_MS,
+        "people_p99_met": None if target is None else target["p99_ms"] <= PEOPLE_P99_MS,
+    }
+
+
+def growth_table(result: dict[str, Any]) -> str:
+    lines = [
+        f"{result['game']}, {result['seconds']:g} s a row; people-paced rows think "
+        f"0-{2 * result['people_think_s']:g} s before each move",
+        "",
+        "| rooms | clients | pace | actions/s | p50 ms | p99 ms | server CPU/action | "
+        "server busy | RSS MiB |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in result["rows"]:
+        pace = "people" if r["think_ms"] else "flat out"
+        lines.append(
+            f"| {r['rooms']:,} | {r['clients']:,} | {pace} | {r['actions_per_s']:,} | "
+            f"{r['p50_ms']} | {r['p99_ms']} | {r['server_cpu_ms_per_action']} ms | "
+            f"{round(100 * r['server_cpu_busy'])} % | {r['server_rss_mib']} |"
+        )
+    met = result["people_p99_met"]
+    if met is not None:
+        lines.append("")
+        lines.append(
+            f"people-paced p99 at {PEOPLE_P99_CLIENTS} clients <= {PEOPLE_P99_MS:g} ms: "
+            f"{'PASS' if met else 'FAIL'}"
+        )
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -513,8 +575,16 @@ def main() -> None:
             default=baseline.GAME_LENGTH,
             help="actions in one of the baseline's games",
         )
+    g = sub.add_parser("growth", help="cost growth from 1 to 1,000 rooms")
+    g.add_argument("--seconds", type=float, default=15)
+    g.add_argument("--game", default="numberswap")
+    g.add_argument("--rooms", type=int, nargs="+", default=list(GROWTH_ROOMS), help="rooms per row")
     args = parser.parse_args()
-    if args.mode == "play":
+    if args.mode == "growth":
+        result = asyncio.run(growth(args.seconds, args.game, tuple(args.rooms)))
+        print(growth_table(result))
+        print()
+    elif args.mode == "play":
         result = asyncio.run(
             play(args.rooms, args.seconds, args.game, args.think, args.server, args.game_length)
         )

@@ -222,7 +222,8 @@ class Game(ABC, Generic[S, A]):
         ``ValueError``.
         """
         self._check_viewer(state, seat)
-        return self._complete(state, seat, self.seat_view(state, seat))
+        body = self.seat_view(state, seat)
+        return self._complete(state, seat, body, self.to_act(state), self.result(state))
 
     def views(self, state: S, seats: Sequence[int | None]) -> list[View]:
         """Every listed seat's view at once: the server's fan-out after each change.
@@ -234,7 +235,11 @@ class Game(ABC, Generic[S, A]):
         for seat in seats:
             self._check_viewer(state, seat)
         bodies = self.seat_views(state, seats)
-        return [self._complete(state, s, body) for s, body in zip(seats, bodies, strict=True)]
+        to_act, result = self.to_act(state), self.result(state)
+        return [
+            self._complete(state, s, body, to_act, result)
+            for s, body in zip(seats, bodies, strict=True)
+        ]
 
     def _check_viewer(self, state: S, seat: int | None) -> None:
         if seat is None:
@@ -248,9 +253,14 @@ class Game(ABC, Generic[S, A]):
     def seat_views(self, state: S, seats: Sequence[int | None]) -> list[View]:
         return [self.seat_view(state, s) for s in seats]
 
-    def _complete(self, state: S, seat: int | None, body: View) -> View:
-        to_act = self.to_act(state)
-        result = self.result(state)
+    def _complete(
+        self,
+        state: S,
+        seat: int | None,
+        body: View,
+        to_act: frozenset[int],
+        result: Result | None,
+    ) -> View:
         body["game"] = self.id
         body["seat"] = seat
         body["to_act"] = sorted(to_act)

@@ -269,12 +269,15 @@ async def _converse(
     # Until it is bound to the room, a connection waits for frames no longer than this.
     join_by = asyncio.get_running_loop().time() + settings.join_timeout
     while True:
-        try:
-            async with asyncio.timeout_at(None if session.bound or conn.closing else join_by):
-                message = await socket.receive()
-        except TimeoutError:
-            session.join_timed_out()
-            continue
+        if session.bound or conn.closing:
+            message = await socket.receive()
+        else:
+            try:
+                async with asyncio.timeout_at(join_by):
+                    message = await socket.receive()
+            except TimeoutError:
+                session.join_timed_out()
+                continue
         if message["type"] == "websocket.disconnect":
             return
         frame: Frame | None = message.get("bytes")  # type: ignore[assignment]

@@ -4,6 +4,7 @@ ask a running server (over its HTTP API, so they work with either store)."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -38,8 +39,10 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"parlor serve: {exc}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    app = create_app(settings)
+    tune_gc()
     uvicorn.run(
-        create_app(settings),
+        app,
         host=settings.host,
         port=settings.port,
         lifespan="on",
@@ -48,6 +51,19 @@ def _serve(args: argparse.Namespace) -> int:
         **uvicorn_options(settings),
     )
     return 0
+
+
+#: Allocations (net of frees) between collections of the youngest generation: Python's default
+#: is 700, and one action allocates thousands of short-lived objects, nearly all freed by
+#: reference counting alone (see docs/benchmarks.md, "Profile").
+GC_THRESHOLD = (50_000, 20, 100)
+
+
+def tune_gc() -> None:
+    """Collect less often, and never scan what was loaded at start-up (modules, the games)."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
 
 
 def _get(url: str) -> Any:
