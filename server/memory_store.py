@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from server.store import (
     Notice,
@@ -84,6 +84,7 @@ class MemoryStore(Store):
         entry: bytes,
         ttl: float,
         notice: Notice,
+        earlier: Sequence[tuple[int, bytes]] = (),
     ) -> str:
         item = self._live(code)
         if item is None:
@@ -93,6 +94,7 @@ class MemoryStore(Store):
         tag = new_tag()
         self._rooms[code] = (Stored(version, data, tag), self._clock() + ttl)
         log = self._logs.setdefault(code, [])
+        log.extend(earlier)
         log.append((version, entry))
         if len(log) > self._log_max:
             del log[: len(log) - self._log_max]

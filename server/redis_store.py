@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -48,7 +49,8 @@ return 1
 """
 
 # KEYS: room, log, presence.
-# ARGV: expected tag, version, data, entry, ttl_ms, log_max, channel, notice, new tag
+# ARGV: expected tag, version, data, entry, ttl_ms, log_max, channel, notice, new tag, then
+# (version, entry) of each earlier log entry the save writes, oldest first.
 _SAVE = """
 local t = redis.call('HGET', KEYS[1], 't')
 if not t then
@@ -59,6 +61,9 @@ if not t then
 end
 if t ~= ARGV[1] then return -1 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 't', ARGV[9], 'data', ARGV[3])
+for i = 10, #ARGV, 2 do
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[i], 'e', ARGV[i + 1])
+end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[2], 'e', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
@@ -222,6 +227,7 @@ class RedisStore(Store):
         entry: bytes,
         ttl: float,
         notice: Notice,
+        earlier: Sequence[tuple[int, bytes]] = (),
     ) -> str:
         tag = new_tag()
         result = await self._call(
@@ -237,6 +243,7 @@ class RedisStore(Store):
                     keys.NOTICES,
                     notice.encode(),
                     tag,
+                    *(part for v, e in earlier for part in (str(v), e)),
                 ],
             )
         )

@@ -83,6 +83,8 @@ class RoomService:
         #: One lock per room with changes in flight here: changes from this instance's own
         #: connections queue up instead of racing each other through the compare-and-set.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        #: Commands waiting for a room's lock, in arrival order (see :meth:`change`).
+        self._waiting: dict[str, list[tuple[Command, asyncio.Future[Change]]]] = {}
         #: Saves this instance made per cached room: a read that a save overtook (its reply
         #: came later) may be older than the cache, and must not replace it.
         self._saves: dict[str, int] = {}
@@ -195,22 +197,67 @@ class RoomService:
     async def change(self, code: str, command: Command) -> Change:
         """Apply ``command`` with compare-and-set; refusals raise, the room is unchanged.
 
+        Commands for one room queue behind its lock. Whoever takes the lock applies every
+        command waiting by then, in the order they came, one after another on the latest
+        room, and saves them all with one compare-and-set (a group commit): a burst — all
+        eight seats of Number Swap's opening at once — costs one round trip to the store and
+        one fan-out, not eight. Each command still succeeds, is refused or fails on its own,
+        exactly as if it had run alone at its place in the queue.
+
         Raises :class:`StoreUnavailable` when the store cannot be reached; the command may
         or may not have been applied then, and resending it (same seq, same key) is safe."""
+        future: asyncio.Future[Change] = asyncio.get_running_loop().create_future()
+        waiting = (command, future)
+        self._waiting.setdefault(code, []).append(waiting)
         lock = self._locks.get(code)
         if lock is None:
             lock = self._locks[code] = asyncio.Lock()
-        async with lock:
-            return await self._change(code, command)
+        try:
+            async with lock:
+                if not future.done():
+                    await self._run(code, self._waiting.pop(code))
+        except BaseException:
+            if not future.done():
+                future.cancel()
+                queue = self._waiting.get(code, [])
+                if waiting in queue:
+                    queue.remove(waiting)
+            elif not future.cancelled():
+                future.exception()  # this task was cancelled running the batch: retrieved
+            raise
+        return future.result()
 
-    async def _change(self, code: str, command: Command) -> Change:
+    async def _run(self, code: str, batch: list[tuple[Command, asyncio.Future[Change]]]) -> None:
+        """Run a batch and hand each waiter its outcome."""
+        try:
+            outcomes = await self._change(code, [command for command, _ in batch])
+        except asyncio.CancelledError:
+            # Only the task running the batch was cancelled, not the others waiting on it.
+            lost = StoreUnavailable("The change was interrupted; resend it to find out")
+            outcomes = [lost] * len(batch)
+            raise
+        except Exception as exc:
+            outcomes = [exc] * len(batch)
+        finally:
+            for (_, waiter), outcome in zip(batch, outcomes, strict=True):
+                if waiter.done():  # its caller was cancelled
+                    continue
+                if isinstance(outcome, BaseException):
+                    waiter.set_exception(outcome)
+                else:
+                    waiter.set_result(outcome)
+
+    async def _change(self, code: str, batch: list[Command]) -> list[Change | BaseException]:
+        """Apply ``batch`` in order and save the changes it makes in one compare-and-set; each
+        command's outcome: its change, or the refusal or error it alone met."""
+        outcomes: list[Change | BaseException | None] = [None] * len(batch)
         cached = self._cache.get(code)
         # A refusal judged on a room that is the newest this instance has heard of is final;
         # one judged on a room that may be behind another instance is judged again.
         fresh = cached is not None and self._current(cached.room)
         loaded = False
-        #: The version a save whose reply was lost would have written.
-        attempted: int | None = None
+        #: Per command: the version a save whose reply was lost would have written.
+        attempted: dict[int, int] | None = None
         for _ in range(self.settings.max_retries):
             if cached is None:
                 room = await self.get(code)
@@ -219,63 +266,97 @@ class RoomService:
                 if room is None or cached is None:
                     raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
             room = cached.room
-            try:
-                change = command(room)
-            except (RoomError, RulesError) as exc:
-                if fresh or isinstance(exc, Stale):
-                    raise
-                # The cache may be behind another instance: judge again on the latest room.
+            applied: list[tuple[int, Change]] = []
+            #: Refusals and duplicates judged in this pass: judged again if it is retried
+            #: (the changes before them in the batch were not saved).
+            judged: list[int] = []
+            again = False
+            for i, command in enumerate(batch):
+                if outcomes[i] is not None:
+                    continue
+                try:
+                    change = command(room)
+                except (RoomError, RulesError) as exc:
+                    if fresh or isinstance(exc, Stale):
+                        outcomes[i] = exc
+                        judged.append(i)
+                        continue
+                    # The cache may be behind another instance: judge again on the latest room.
+                    again = True
+                    break
+                if change.entry is None:
+                    if not loaded:
+                        # "Already applied", judged on the cache: make sure the store still
+                        # holds that room (one that went back in time lost the command,
+                        # which is then applied now).
+                        again = True
+                        break
+                    if attempted is not None and change.version == attempted.get(i):
+                        change = replace(change, settled=True)
+                    outcomes[i] = change
+                    judged.append(i)
+                    continue
+                applied.append((i, change))
+                room = change.room
+            if not applied and not again:
+                break
+            if again:
+                for i in judged:
+                    outcomes[i] = None
                 cached = None
                 continue
-            if change.entry is None:
-                if not loaded:
-                    # "Already applied", judged on the cache: make sure the store still
-                    # holds that room (one that went back in time lost the command, which
-                    # is then applied now).
-                    cached = None
-                    continue
-                if attempted is not None and change.version == attempted:
-                    return replace(change, settled=True)
-                return change
-            new = change.room
-            entry = pack({**change.entry, "at": new.changed_at})
-            notice = Notice(NoticeKind.CHANGE, code, new.version, self.instance)
-            self._saving[code] = new.version
+            entries = [
+                (c.room.version, pack({**(c.entry or {}), "at": c.room.changed_at}))
+                for _, c in applied
+            ]
+            (version, entry), earlier = entries[-1], entries[:-1]
+            notice = Notice(NoticeKind.CHANGE, code, version, self.instance)
+            self._saving[code] = version
             try:
                 tag = await self.store.save(
                     code,
                     cached.tag,
-                    new.version,
-                    rooms.encode(new),
+                    version,
+                    rooms.encode(room),
                     entry,
                     self.settings.room_ttl,
                     notice,
+                    earlier=earlier,
                 )
             except VersionConflict:
                 self.metrics.conflicts += 1
+                for i in judged:
+                    outcomes[i] = None
                 cached = None
                 continue
             except RoomMissing:
                 self.forget(code)
                 raise RoomError(ErrorCode.NO_ROOM, "This room has expired") from None
-            except StoreUnavailable:
+            except StoreUnavailable as exc:
                 # The reply was lost: the save may have happened. Read the room again: a
                 # command that did apply is recognised there (its seq, its join key, the
                 # version a bot move was planned for) and answered with its first result.
                 if attempted is not None:
-                    raise
-                attempted = new.version
+                    for i, _ in applied:
+                        outcomes[i] = exc
+                    break
+                attempted = {i: c.room.version for i, c in applied}
                 self.metrics.lost_replies += 1
+                for i in judged:
+                    outcomes[i] = None
                 cached = None
                 continue
             finally:
                 self._saving.pop(code, None)
             self.metrics.changes += 1
             self._saves[code] = self._saves.get(code, 0) + 1
-            self._remember(new, tag)
-            self.on_saved(new)
-            return change
-        raise RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
+            self._remember(room, tag)
+            for i, change in applied:
+                outcomes[i] = change
+            self.on_saved(room)
+            break
+        busy = RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
+        return [busy if outcome is None else outcome for outcome in outcomes]
 
     @staticmethod
     def new_seed() -> int:

@@ -31,7 +31,7 @@ import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TypeVar
@@ -252,6 +252,7 @@ class SqliteStore(Store):
         entry: bytes,
         ttl: float,
         notice: Notice,
+        earlier: Sequence[tuple[int, bytes]] = (),
     ) -> str:
         tag = new_tag()
 
@@ -264,10 +265,12 @@ class SqliteStore(Store):
                 raise RoomMissing(code)
             if row[0] != expected:
                 raise VersionConflict(code)
-            db.execute(
-                "INSERT INTO log (code, version, entry) VALUES (?, ?, ?)", (code, version, entry)
+            written = [*earlier, (version, entry)]
+            db.executemany(
+                "INSERT INTO log (code, version, entry) VALUES (?, ?, ?)",
+                [(code, v, e) for v, e in written],
             )
-            length = row[1] + 1
+            length = row[1] + len(written)
             if length > self._log_max:
                 db.execute(
                     "DELETE FROM log WHERE id IN"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import secrets
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -123,9 +123,12 @@ class Store(ABC):
         entry: bytes,
         ttl: float,
         notice: Notice,
+        earlier: Sequence[tuple[int, bytes]] = (),
     ) -> str:
-        """Compare-and-set on the tag ``expected``: write ``data`` as ``version`` and return
-        the new tag; raises VersionConflict or RoomMissing."""
+        """Compare-and-set on the tag ``expected``: write ``data`` as ``version``, append
+        ``earlier`` then ``(version, entry)`` to the move log, and return the new tag; raises
+        VersionConflict or RoomMissing. ``earlier`` holds the log entries of the versions
+        before ``version`` that the same save writes (a batch of commands, oldest first)."""
 
     @abstractmethod
     async def stamps(self, codes: list[str]) -> dict[str, Stamp | None]:

@@ -234,6 +234,20 @@ async def test_codes_lists_live_rooms(store: Store) -> None:
     assert len(await store.codes(2)) == 2
 
 
+async def test_a_save_writes_the_earlier_entries_of_its_batch_to_the_log_first(
+    store: Store,
+) -> None:
+    tag = await store.create("BATCH", b"v1", b"e1", 60)
+    assert tag is not None
+    earlier = [(2, b"e2"), (3, b"e3")]
+    tag = await store.save("BATCH", tag, 4, b"v4", b"e4", 60, notice("BATCH", 4), earlier=earlier)
+    assert await store.log("BATCH") == [(1, b"e1"), (2, b"e2"), (3, b"e3"), (4, b"e4")]
+    assert await store.load("BATCH") == Stored(4, b"v4", tag)
+    with pytest.raises(VersionConflict):
+        await store.save("BATCH", "stale", 6, b"x", b"e6", 60, notice("BATCH", 6), [(5, b"e5")])
+    assert len(await store.log("BATCH")) == 4, "a refused save writes none of its entries"
+
+
 async def test_the_log_keeps_about_the_last_log_max_entries(store: Store) -> None:
     tag = await store.create("TRIMS", b"v1", b"e1", 60)
     assert tag is not None

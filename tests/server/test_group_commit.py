@@ -1,0 +1,207 @@
+"""Group commit: commands that queue behind a room's save in flight are applied together, in
+order, and saved with one compare-and-set, each keeping its own outcome (issue 15: a burst
+costs one round trip and one fan-out, not one per command). Exactly-once holds through it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rules.codec import unpack
+from server import commands
+from server.commands import Change
+from server.errors import RoomError
+from server.memory_store import MemoryStore
+from server.metrics import Metrics
+from server.protocol import ErrorCode
+from server.redis_store import RedisStore
+from server.rooms import Room
+from server.service import RoomService
+from server.store import StoreUnavailable
+from tests.server.driver import seat_clients, start
+from tests.server.harness import TEST_SETTINGS, create_room, serve
+
+
+class GatedStore(MemoryStore):
+    """A memory store that counts saves, can hold the next one until released (so commands
+    queue up behind it), and can lose the reply of a given save after making it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saves: list[int] = []  # how many log entries each save wrote
+        self.hold: asyncio.Event | None = None
+        self.holding = asyncio.Event()
+        #: The save (counted in ``saves``) whose reply is lost.
+        self.lose: int | None = None
+
+    async def save(self, *args: Any, **kwargs: Any) -> str:
+        if self.hold is not None:
+            gate, self.hold = self.hold, None
+            self.holding.set()
+            await gate.wait()
+        tag = await super().save(*args, **kwargs)
+        self.saves.append(1 + len(kwargs.get("earlier", ())))
+        if self.lose == len(self.saves):
+            raise StoreUnavailable("the reply was lost")
+        return tag
+
+
+async def _room_with_seats(service: RoomService, seats: int) -> tuple[str, list[int]]:
+    room = await service.create("toy", {}, 0, "k" * 16)
+    ids = []
+    for i in range(seats):
+        change = await service.change(
+            room.code,
+            lambda r, i=i: commands.join(r, f"P{i}", f"hash{i}", 0.0, name_max=24),
+        )
+        assert change.seat_id is not None
+        ids.append(change.seat_id)
+    return room.code, ids
+
+
+def _chat(seat_id: int, seq: int, text: str) -> Any:
+    def command(room: Room) -> Change:
+        return commands.sequenced(
+            room,
+            seat_id,
+            seq,
+            lambda r: commands.chat(r, seat_id, text, 1.0, limit=200, keep=50),
+            commands.command_digest("chat", text),
+        )
+
+    return command
+
+
+async def _queued_behind_a_held_save(
+    store: GatedStore, service: RoomService, code: str, first: Any, more: list[Any]
+) -> list[Change | BaseException]:
+    """Run ``first`` with its save held, queue ``more`` behind it, then release the save."""
+    gate = store.hold = asyncio.Event()
+    leader = asyncio.create_task(service.change(code, first))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    waiting = [asyncio.create_task(service.change(code, c)) for c in more]
+    await asyncio.sleep(0)  # the scenario: every one of them is queued before the release
+    gate.set()
+    return await asyncio.gather(leader, *waiting, return_exceptions=True)
+
+
+def _service(store: GatedStore) -> RoomService:
+    return RoomService(store, TEST_SETTINGS, Metrics(), "test")
+
+
+async def test_commands_queued_behind_a_save_are_saved_together_in_one_compare_and_set() -> None:
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben, cy) = await _room_with_seats(service, 3)
+    store.saves.clear()
+    outcomes = await _queued_behind_a_held_save(
+        store, service, code, _chat(ana, 1, "one"), [_chat(ben, 1, "two"), _chat(cy, 1, "three")]
+    )
+    assert store.saves == [1, 2], "the two that waited are one save"
+    versions = [o.result_version for o in outcomes if isinstance(o, Change)]
+    assert versions == [5, 6, 7] and not any(
+        isinstance(o, Change) and o.duplicate for o in outcomes
+    )
+    entries = [(v, unpack(e)) for v, e in await store.log(code)]
+    assert [(v, e["kind"], e["seq"]) for v, e in entries[-3:]] == [
+        (5, "chat", 1),
+        (6, "chat", 1),
+        (7, "chat", 1),
+    ]
+    room = service.cached(code)
+    assert room is not None and [line.text for line in room.chat] == ["one", "two", "three"]
+
+
+async def test_a_refused_command_in_a_batch_leaves_the_others_applied() -> None:
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben) = await _room_with_seats(service, 2)
+    store.saves.clear()
+    outcomes = await _queued_behind_a_held_save(
+        store,
+        service,
+        code,
+        _chat(ana, 1, "one"),
+        [_chat(ben, 1, "x" * 500), _chat(ben, 1, "two"), _chat(ana, 1, "one")],
+    )
+    refused, applied, resent = outcomes[1], outcomes[2], outcomes[3]
+    assert isinstance(refused, RoomError) and refused.code == ErrorCode.CHAT_TOO_LONG
+    assert isinstance(applied, Change) and applied.result_version == 5
+    assert isinstance(resent, Change) and resent.duplicate and resent.result_version == 4
+    assert store.saves == [1, 1]
+    room = service.cached(code)
+    assert room is not None and [line.text for line in room.chat] == ["one", "two"]
+
+
+async def test_a_batch_whose_reply_was_lost_is_acknowledged_once_as_made() -> None:
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben, cy) = await _room_with_seats(service, 3)
+    store.lose = len(store.saves) + 2  # the batch of two is saved, but its reply never comes
+    gate = store.hold = asyncio.Event()
+    leader = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    waiting = [
+        asyncio.create_task(service.change(code, c))
+        for c in (_chat(ben, 1, "two"), _chat(cy, 1, "three"))
+    ]
+    await asyncio.sleep(0)
+    gate.set()
+    assert (await leader).result_version == 5
+    two, three = await asyncio.gather(*waiting)
+    assert (two.result_version, three.result_version) == (6, 7)
+    assert not two.duplicate and not three.duplicate, "each sender's own send counted"
+    entries = [unpack(e) for _, e in await store.log(code)]
+    assert [e.get("seq") for e in entries if e["kind"] == "chat"] == [1, 1, 1]
+    assert service.metrics.lost_replies == 1
+
+
+async def test_a_waiter_cancelled_before_its_turn_is_not_applied() -> None:
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben) = await _room_with_seats(service, 2)
+    gate = store.hold = asyncio.Event()
+    leader = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    gone = asyncio.create_task(service.change(code, _chat(ben, 1, "never")))
+    await asyncio.sleep(0)
+    gone.cancel()
+    await asyncio.gather(gone, return_exceptions=True)
+    gate.set()
+    await leader
+    after = await service.change(code, _chat(ben, 2, "two"))
+    assert after.result_version == 5
+    room = service.cached(code)
+    assert room is not None and [line.text for line in room.chat] == ["one", "two"]
+
+
+def _can_act(state: dict[str, Any] | None) -> bool:
+    return bool(state and state["view"] and state["view"]["legal"])
+
+
+async def test_a_number_swap_opening_played_by_all_eight_seats_at_once_counts_each_flip_once(
+    redis_clean: str,
+) -> None:
+    """Over real uvicorn, WebSockets and redis-server: eight seats send their opening flips in
+    the same instant, so they queue behind each other's saves and are batched."""
+    async with serve(TEST_SETTINGS, RedisStore(redis_clean)) as server:
+        code = await create_room(server.http, "numberswap")
+        clients = await seat_clients([server.ws], code, 8)
+        await start(clients[0])
+        for client in clients:
+            if not _can_act(client.state):
+                await client.until(lambda m: m["type"] == "state" and _can_act(m))
+        seqs = [await c.act(c.state["view"]["legal"][0]) for c in clients]  # type: ignore[index]
+        acks = [
+            await c.until(lambda m, s=s: m["type"] == "ack" and m["seq"] == s)
+            for c, s in zip(clients, seqs, strict=True)
+        ]
+        assert not any(a["duplicate"] for a in acks)
+        versions = sorted(a["version"] for a in acks)
+        assert versions == list(range(versions[0], versions[0] + 8)), "one version each"
+        entries = [unpack(e) for _, e in await server.instance.store.log(code)]
+        flips = [e for e in entries if e["kind"] == "act"]
+        assert sorted(e["seat"] for e in flips) == list(range(8)), "each seat's flip once"
+        newest = max(a["version"] for a in acks)
+        for client in clients:
+            await client.state_at_least(newest)
