@@ -480,10 +480,10 @@ def _play(
     state, events = room.game.apply(room.state, index, action)
     over = room.game.result(state) is not None
     phase = Phase.FINISHED if over else room.phase
-    new = _bump(room, now, state=state, seats=seats, phase=phase, max_pause=max_pause)
     played = tuple(events)
-    moves = (*room.moves, rooms.Move(new.version, index, played))[-rooms.MOVES_KEPT :]
-    return Change(replace(new, moves=moves), {}, room.seats[index].id, played)
+    moves = (*room.moves, rooms.Move(room.version + 1, index, played))[-rooms.MOVES_KEPT :]
+    new = _bump(room, now, state=state, seats=seats, phase=phase, moves=moves, max_pause=max_pause)
+    return Change(new, {}, room.seats[index].id, played)
 
 
 def _act(
@@ -495,8 +495,11 @@ def _act(
     _require_phase(room, Phase.PLAYING)
     game = room.game
     action = game.parse_action(raw_action)
-    back = replace(seat, away=False, covered=0)
-    played = _play(room, index, action, now, _with_seat(room, index, back), max_pause)
+    if seat.away or seat.covered:
+        seats = _with_seat(room, index, replace(seat, away=False, covered=0))
+    else:
+        seats = room.seats
+    played = _play(room, index, action, now, seats, max_pause)
     entry = {"kind": "act", "seat": index, "seat_id": seat_id, "action": game.dump_action(action)}
     return replace(played, entry=entry)
 

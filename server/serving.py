@@ -35,7 +35,7 @@ import struct
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from uvicorn._types import ASGISendEvent
+from uvicorn._types import ASGIReceiveEvent, ASGISendEvent
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -84,6 +84,9 @@ class _Inbox:
 
     def empty(self) -> bool:
         return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
 
     async def get(self) -> Any:
         while not self._items:
@@ -159,6 +162,39 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             # As uvicorn does for an ASGI close: transport.close() if the peer never answers.
             self.close_timer = self.loop.call_later(self.close_timeout, self.transport.close)
         self._reset_if_closing()
+
+    # -- receiving: read on while a few messages wait -----------------------------------------
+
+    #: Messages that may wait for the app before the socket stops being read. uvicorn pauses
+    #: reading after every message and resumes it when the app takes it: two event-loop
+    #: calls (epoll changes) per message, for a client that sends one message at a time.
+    inbox_limit: ClassVar[int] = 16
+
+    def send_receive_event_to_app(self) -> None:
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        if self.close_sent:
+            return  # as uvicorn: discarded, reads stay on until the peer's close reply
+        if self.curr_msg_data_type == "text":
+            try:
+                self.queue.put_nowait({"type": "websocket.receive", "text": data.decode()})
+            except UnicodeDecodeError:
+                self.logger.info("Invalid UTF-8 in a text frame from %s", self.client)
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+        else:
+            self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
+        if not self.read_paused and self.queue.qsize() >= self.inbox_limit:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    async def receive(self) -> ASGIReceiveEvent:
+        message = await self.queue.get()
+        if self.read_paused and self.queue.qsize() < self.inbox_limit // 2:
+            self.read_paused = False
+            self.transport.resume_reading()
+        return message
 
     def resume_writing(self) -> None:
         super().resume_writing()
