@@ -181,7 +181,8 @@ async def test_the_round_end_waits_for_the_human_while_the_bot_is_ready_at_once(
         view, room = state["view"], state["room"]
         assert view["phase"] == "round_end" and view["to_act"] == [0]
         assert view["legal"] == [NEXT] and view["ready"] == [False, True]
-        assert all(c["up"] or c["cleared"] for p in view["players"] for c in p["grid"])
+        # Every grid revealed: no face-down (nil) cell left.
+        assert all(c is not None for g in view["grids"] for c in g)
         # The turn timer is off, yet the pause runs: the countdown the client shows.
         assert room["turn_timer"] == 0
         assert room["deadline"] - room["now"] == pytest.approx(ROUND_END_PAUSE, abs=1.0)
