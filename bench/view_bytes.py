@@ -81,7 +81,8 @@ def frames(room: Room, now: float, sent: int, fmt: Format) -> list[int]:
     seat_views = views.seat_views(room, indexes)
     events = views.events_since(room, sent)
     messages = [views.state_message(room, info, i, seat_views[i], events) for i in indexes]
-    return [len(f) for f in encode_many(messages, fmt)]
+    # Bytes on the wire: a JSON frame is text, sent as UTF-8.
+    return [len(f.encode() if isinstance(f, str) else f) for f in encode_many(messages, fmt)]
 
 
 def bot_move(room: Room) -> tuple[int, Any]:
