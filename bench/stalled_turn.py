@@ -99,11 +99,11 @@ class Room:
             if message["type"] != "state":
                 continue
             seat = message["room"]["seats"][1 - message["you"]]
-            if self.stalled_at is not None and seat["covered"] > covered:
+            if self.stalled_at is not None and seat.get("covered", 0) > covered:
                 self.waits.append(now() - self.stalled_at)
                 self.stalled_at = None
                 self.resumed.set()
-            covered = seat["covered"]
+            covered = seat.get("covered", 0)
             await self.act(self.waiter, acted)
 
     async def stall_side(self, stalls: int, limit: float) -> None:
@@ -129,7 +129,7 @@ class Room:
                 await self.staller.send({"type": "back"})
             # Read past what came while stalled, up to the seat being this player's again.
             await self.staller.until(
-                lambda m: m["type"] == "state" and not m["room"]["seats"][m["you"]]["away"],
+                lambda m: m["type"] == "state" and not m["room"]["seats"][m["you"]].get("away"),
                 SLACK,
             )
         self.done = True

@@ -78,8 +78,8 @@ def _rooms(args: argparse.Namespace) -> int:
     for room in _get(f"{args.url}/api/rooms"):
         seats = ", ".join(
             s["name"]
-            + (" (bot)" if s["bot"] else "")
-            + ("" if s["connected"] or s["bot"] else " (away)")
+            + (" (bot)" if s.get("bot") else "")
+            + ("" if s["connected"] or s.get("bot") else " (away)")
             for s in room["seats"]
         )
         print(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.rooms import Room
+from server.rooms import Room, Seat
 
 
 def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, Any]:
@@ -30,21 +30,23 @@ def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, An
         "deadline": room.deadline,
         "now": now,
         "round": room.round,
-        "seats": [
-            {
-                "seat": index,
-                "id": seat.id,
-                "name": seat.name,
-                "bot": seat.bot,
-                "away": seat.away,
-                "connected": seat.id in connected,
-                "covered": seat.covered,
-                # Only a bot seat has a level (docs/protocol.md).
-                **({"level": seat.level} if seat.bot else {}),
-            }
-            for index, seat in enumerate(room.seats)
-        ],
+        "seats": [seat_info(seat, connected) for seat in room.seats],
     }
+
+
+def seat_info(seat: Seat, connected: frozenset[int]) -> dict[str, Any]:
+    """One seat, compactly (docs/protocol.md, "Seats"): its index is its place in the list;
+    ``id``, ``name`` and ``connected`` always; ``bot`` (with the bot's ``level``), ``away`` and
+    ``covered`` only when they hold — absent means false, or 0 moves covered."""
+    info: dict[str, Any] = {"id": seat.id, "name": seat.name, "connected": seat.id in connected}
+    if seat.bot:
+        info["bot"] = True
+        info["level"] = seat.level
+    if seat.away:
+        info["away"] = True
+    if seat.covered:
+        info["covered"] = seat.covered
+    return info
 
 
 def seat_views(room: Room, seats: Sequence[int | None]) -> dict[int | None, Any]:

@@ -463,6 +463,7 @@ function receive(msg) {
       const prev = fresh ? null : room.state;
       connection.fresh = false;
       if (prev && msg.version < prev.version) return;
+      msg.room.seats = msg.room.seats.map(seatOf);
       room.state = msg;
       if (!gameModule(msg.room.game)) drawWhenLoaded(room, msg.room.game);
       // Counted from when the message arrived, on this page's monotonic clock: the device's
@@ -510,6 +511,12 @@ function receive(msg) {
 function chatTaken(text) {
   const input = document.getElementById("chat-text");
   if (input && input.value === text) input.value = "";
+}
+
+/** A seat of `room.seats` as the rest of the page reads it: the server sends `bot`, `away`
+ * and `covered` only when they hold (docs/protocol.md, "Seats"); here they are always there. */
+function seatOf(seat, index) {
+  return { seat: index, bot: false, away: false, connected: false, covered: 0, ...seat };
 }
 
 /** Tell a returning player, once, how many moves a bot made for them: on the first state after

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 
 class Shape(StrEnum):
@@ -76,15 +75,6 @@ class Card:
             return f"{self.shape} Freeze"
         return self.kind.value.capitalize()
 
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind.value,
-            "shape": None if self.shape is None else self.shape.value,
-            "value": self.value,
-            "op": None if self.op is None else self.op.value,
-        }
-
 
 def _build() -> tuple[Card, ...]:
     # R1: the 112-card deck.
@@ -111,13 +101,6 @@ CARDS: tuple[Card, ...] = _build()
 DECK_SIZE = len(CARDS)
 DECK: tuple[int, ...] = tuple(range(DECK_SIZE))
 assert DECK_SIZE == 112
-
-# Views are on the hot path; the wire form of every card is built once and copied out.
-_WIRE: tuple[dict[str, Any], ...] = tuple(card.to_wire() for card in CARDS)
-
-
-def card_wire(card_id: int) -> dict[str, Any]:
-    return dict(_WIRE[card_id])
 
 
 def number_id(shape: Shape, value: int, copy: int = 0) -> int:

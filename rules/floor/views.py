@@ -2,14 +2,14 @@
 
 Public: hand sizes, the floor, the top card, the direction, whatever is pending and who must
 answer it, and the sizes of the piles. Private: the cards in a hand (only its owner sees them)
-and the order of the piles (nobody does).
+and the order of the piles (nobody does). A card is its id (``rules/floor/cards.py``), as in
+actions and events: the wire form of docs/rules/floor.md, "What a player sees".
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules.floor.cards import card_wire
 from rules.floor.options import grabbable
 from rules.floor.state import Phase, State
 
@@ -37,7 +37,7 @@ def public_view(state: State) -> dict[str, Any]:
             "shape": None if shape is None else shape.value,
             "number": state.floor_number,
         },
-        "top": card_wire(state.discard[-1]) if state.discard else None,
+        "top": state.discard[-1] if state.discard else None,
         "pending": _pending(state),
         "opener_grabbable": state.opening and grabbable(state.discard[-1]),
         "draw_size": len(state.draw),
@@ -50,7 +50,7 @@ def with_hand(public: dict[str, Any], state: State, seat: int | None) -> dict[st
     """``seat``'s view from the shared part: a shallow copy plus its own hand."""
     view = dict(public)
     if seat is not None:
-        view["hand"] = [card_wire(c) for c in state.hands[seat]]
+        view["hand"] = list(state.hands[seat])
     return view
 
 

@@ -100,6 +100,22 @@ def _clear_columns(grid: Grid) -> tuple[Grid, list[int], list[Event]]:
     return grid, cleared, events
 
 
+#: A cleared slot on the wire (its column was cleared): ``false``, never a number.
+CLEARED = False
+
+
+def wire_cell(card: int | None, up: bool) -> int | bool | None:
+    """One grid cell as views send it: the card's value if face up, ``None`` (nil) if face
+    down, :data:`CLEARED` if its column was cleared."""
+    if card is None:
+        return CLEARED
+    return card if up else None
+
+
+def wire_grid(grid: Grid) -> list[int | bool | None]:
+    return [wire_cell(c, up) for c, up in zip(grid.cards, grid.up, strict=True)]
+
+
 def first_player(grids: tuple[Grid, ...]) -> int:
     """Round 1: highest pair of turned-up cards; then highest single card; then lowest seat."""
     # R3: who starts round 1 (later rounds, whoever ended the last one: see _flip_initial).
@@ -486,50 +502,35 @@ class NumberSwap(Game[State, AnyAction]):
         return self.seat_views(state, [seat])[0]
 
     def seat_views(self, state: State, seats: Sequence[int | None]) -> list[View]:
-        players = []
-        for s, grid in enumerate(state.grids):
-            cells: list[dict[str, Any]] = []
-            showing = 0
-            for card, up in zip(grid.cards, grid.up, strict=True):
-                if card is None:
-                    cells.append({"card": None, "up": False, "cleared": True})
-                elif up:
-                    showing += card
-                    cells.append({"card": card, "up": True, "cleared": False})
-                else:
-                    cells.append({"card": None, "up": False, "cleared": False})
-            players.append(
-                {
-                    "seat": s,
-                    "grid": cells,
-                    "face_down": grid.face_down_count(),
-                    "showing": showing,
-                    "chosen": state.chosen[s],
-                    "total": state.totals[s],
-                }
-            )
+        # The compact wire form (docs/rules/numberswap.md, "The view on the wire"): one list
+        # per fact with an entry per seat, each grid twelve cells (see wire_cell); what a
+        # client can work out (face-down counts, face-up sums, whether the last turns are on)
+        # is left to it.
         last = state.last_round
+        scored = state.phase in (Phase.ROUND_END, Phase.OVER)
         body = {
             "phase": state.phase.value,
             "round": state.round,
             "target": state.target,
             "current": state.current,
-            "players": players,
+            "grids": [wire_grid(g) for g in state.grids],
+            "chosen": list(state.chosen),
+            "totals": list(state.totals),
             "discard_top": state.discard[-1] if state.discard else None,
             "discard_size": len(state.discard),
             "draw_size": len(state.draw),
             "drawn": state.drawn,
             "ender": state.ender,
-            "last_turns": state.ender is not None and state.phase is Phase.TURN,
             "undo_by": None if state.undo is None else state.undo.seat,
             "ready": [is_ready(state, s) for s in range(state.seats)],
             "history": [list(r) for r in state.history],
+            # Only while it is on the table: at the round end and once the game is over.
             "last_round": None
-            if last is None
+            if last is None or not scored
             else {
                 "round": last.round,
                 "ender": last.ender,
-                "grids": [list(g.cards) for g in last.grids],
+                "grids": [wire_grid(g) for g in last.grids],
                 "raw_scores": list(last.raw_scores),
                 "scores": list(last.scores),
                 "doubled": last.doubled,

@@ -8,7 +8,6 @@ has to tell colours apart to play.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +53,3 @@ def card(colour: str, value: int) -> int:
 def label(card_id: int) -> str:
     """How a card reads in messages: ``Red 4``."""
     return f"{COLOURS[COLOUR[card_id]].name} {VALUE[card_id]}"
-
-
-_VIEWS: tuple[tuple[tuple[str, Any], ...], ...] = tuple(
-    (
-        ("id", c),
-        ("value", VALUE[c]),
-        ("colour", COLOURS[COLOUR[c]].key),
-        ("colour_name", COLOURS[COLOUR[c]].name),
-        ("symbol", COLOURS[COLOUR[c]].symbol),
-    )
-    for c in ALL_CARDS
-)
-
-
-def card_view(card_id: int) -> dict[str, Any]:
-    """A face-up card as the client sees it (a fresh dict each time: views are never shared)."""
-    return dict(_VIEWS[card_id])

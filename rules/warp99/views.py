@@ -10,11 +10,8 @@ under a pile top or in the scored pile.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rules.contract import View
-from rules.warp99.cards import card_view
-from rules.warp99.rulecards import RULE_CARDS, RULE_NAMES
+from rules.warp99.rulecards import RULE_CARDS
 from rules.warp99.state import TARGET, State
 
 
@@ -25,38 +22,32 @@ def seat_view(state: State, seat: int | None) -> View:
 def hand_view(public: View, state: State, seat: int | None) -> View:
     """``public`` (shared, not copied deeply) plus what only ``seat`` may see."""
     view = dict(public)
-    view["hand"] = None if seat is None else [card_view(c) for c in state.hands[seat]]
+    view["hand"] = None if seat is None else list(state.hands[seat])
     return view
 
 
 def public_view(state: State) -> View:
-    """Everything every seat and spectator sees alike."""
-    players: list[dict[str, Any]] = [
-        {
-            "seat": s,
-            "score": state.scores[s],
-            "row": [card_view(c) for c in state.rows[s]],
-            "hand_size": len(state.hands[s]),
-            "deck_size": len(state.decks[s]),
-            # R11: whether this deck scores 15 when it runs out (it was dealt as a full 15).
-            "deck_full": bool(state.decks[s]) and s not in state.short_decks,
-        }
-        for s in range(state.seats)
-    ]
-    rules = []
-    for i, side in enumerate(state.sides):
-        rule = RULE_CARDS[i][side - 1]
-        rules.append({"card": i, "side": side, "rule": rule.value, "name": RULE_NAMES[rule]})
+    """Everything every seat and spectator sees alike, in the compact wire form
+    (docs/rules/warp99.md, "The view on the wire"): a card is its id, and each per-player fact
+    is one list with an entry per seat."""
     return {
         "target": TARGET,
         "turn": state.turn,
         "step": state.step.value,
         "flip_used": state.flip_used,
         "played_to_pile": state.played_to_pile,
-        "rules": rules,
-        "piles": [{"top": card_view(p[-1]), "size": len(p)} for p in state.piles],
+        # The face-up rule of each rule card, by key (which side that is, the key says).
+        "rules": [RULE_CARDS[i][side - 1].value for i, side in enumerate(state.sides)],
+        "piles": [{"top": p[-1], "size": len(p)} for p in state.piles],
         "reserve_size": len(state.reserve),
         "scored_size": len(state.scored),
-        "players": players,
+        "rows": [list(row) for row in state.rows],
+        "scores": list(state.scores),
+        "hand_sizes": [len(hand) for hand in state.hands],
+        "deck_sizes": [len(deck) for deck in state.decks],
+        # R11: whether each deck scores 15 when it runs out (it was dealt as a full 15).
+        "deck_full": [
+            bool(state.decks[s]) and s not in state.short_decks for s in range(state.seats)
+        ],
         "winner": state.winner,
     }

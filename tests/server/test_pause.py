@@ -181,7 +181,8 @@ async def test_the_round_end_waits_for_the_human_while_the_bot_is_ready_at_once(
         view, room = state["view"], state["room"]
         assert view["phase"] == "round_end" and view["to_act"] == [0]
         assert view["legal"] == [NEXT] and view["ready"] == [False, True]
-        assert all(c["up"] or c["cleared"] for p in view["players"] for c in p["grid"])
+        # Every grid revealed: no face-down (nil) cell left.
+        assert all(c is not None for g in view["grids"] for c in g)
         # The turn timer is off, yet the pause runs: the countdown the client shows.
         assert room["turn_timer"] == 0
         assert room["deadline"] - room["now"] == pytest.approx(ROUND_END_PAUSE, abs=1.0)
@@ -205,8 +206,8 @@ async def test_a_silent_human_is_readied_when_the_pause_ends_and_is_not_marked_a
             human, seen, lambda m: states.append(m) or m["view"]["round"] == 2
         )
         assert sorted(readies(seen)) == [0, 1]
-        assert not any(s["room"]["seats"][0]["away"] for s in states)
-        assert state["room"]["seats"][0]["covered"] == 0
+        assert not any(s["room"]["seats"][0].get("away") for s in states)
+        assert state["room"]["seats"][0].get("covered", 0) == 0
         # The next round is the human's to play, under the room's own turn timer.
         assert 0 in state["view"]["to_act"]
         assert state["room"]["deadline"] - state["room"]["now"] == pytest.approx(600, abs=5)
@@ -220,7 +221,7 @@ async def test_the_pause_ends_by_itself_with_the_turn_timer_off() -> None:
         at_end = await until_state(human, seen, lambda m: m["view"]["phase"] == "round_end")
         assert at_end["room"]["turn_timer"] == 0 and at_end["room"]["deadline"] > 0
         state = await until_state(human, seen, lambda m: m["view"]["round"] == 2)
-        assert not state["room"]["seats"][0]["away"]
+        assert not state["room"]["seats"][0].get("away")
         # Back to no timer at all: the human's opening flips wait for the human.
         assert state["room"]["deadline"] == 0 and 0 in state["view"]["to_act"]
         kinds = [e["kind"] for e in await log_of(server, code)]
@@ -232,7 +233,7 @@ async def test_every_silent_human_is_readied_when_the_pause_ends(redis_clean: st
     async with serve(SHORT_PAUSE, RedisStore(redis_clean)) as server:
         code, clients, seen = await table(server, humans=2, turn_timer=0)
         state = await until_state(clients[0], seen, lambda m: m["view"]["round"] == 2)
-        assert not any(s["away"] for s in state["room"]["seats"])
+        assert not any(s.get("away") for s in state["room"]["seats"])
         assert {0, 1} <= set(state["view"]["to_act"])
         paused = [e["seat"] for e in await log_of(server, code) if e.get("pause")]
         assert sorted(paused) == [0, 1]

@@ -1,7 +1,10 @@
 """What each seat sees: its own hand, the others' sizes, the floor, and the compact legal form."""
 
-from rules.codec import is_wire_clean
+import random
+
+from rules.codec import is_wire_clean, pack, unpack
 from rules.floor import GAME
+from rules.floor.cards import DECK_SIZE
 from rules.floor.state import Phase
 from tests.rules.floor.helpers import (
     CIRCLE,
@@ -53,25 +56,33 @@ def test_view_shows_own_hand_others_sizes_and_the_table() -> None:
     )
     view = GAME.view(state, 0)
     assert set(view) == KEYS
-    assert view["hand"] == [
-        {"id": num(CIRCLE, 5), "kind": "number", "shape": "circle", "value": 5, "op": None},
-        {"id": add(), "kind": "operation", "shape": None, "value": None, "op": "add"},
-    ]
+    # A card is its id (docs/rules/floor.md, "The cards").
+    assert view["hand"] == [num(CIRCLE, 5), add()]
     assert view["hand_sizes"] == [2, 1, 3]
     assert view["floor"] == {"shape": "circle", "number": 3}
-    assert view["top"] == {
-        "id": num(CIRCLE, 3),
-        "kind": "number",
-        "shape": "circle",
-        "value": 3,
-        "op": None,
-    }
+    assert view["top"] == num(CIRCLE, 3)
     assert (view["turn"], view["direction"], view["to_act"]) == (1, -1, [1])
     assert view["draw_size"] == len(state.draw)
     assert view["discard_size"] == 2
     assert view["pending"] is None
     assert view["legal"] == [], "not this seat's turn"
     assert is_wire_clean(view)
+
+
+def test_every_view_of_a_random_game_decodes_back_to_the_table() -> None:
+    """Hand and top card as ids: they name exactly the cards the state holds there."""
+    rnd = random.Random(4)
+    state = GAME.new_game(8, None, 4)
+    while GAME.result(state) is None:
+        for viewer in (*range(8), None):
+            view = unpack(pack(GAME.view(state, viewer)))
+            hand = None if viewer is None else list(state.hands[viewer])
+            assert view["hand"] == hand
+            assert view["top"] == (state.discard[-1] if state.discard else None)
+            assert view["hand_sizes"] == [len(h) for h in state.hands]
+            assert all(type(c) is int and 0 <= c < DECK_SIZE for c in view["hand"] or [])
+        seat = min(GAME.to_act(state))
+        state, _ = GAME.apply(state, seat, rnd.choice(GAME.legal_actions(state, seat)))
 
 
 def test_spectators_see_no_hand() -> None:

@@ -46,6 +46,23 @@ def position(
     )
 
 
+def cell_facts(cell: Any) -> dict[str, Any]:
+    """What one wire grid cell (docs/rules/numberswap.md, "The view on the wire") says: the
+    card if face up, whether it is face up, whether its column was cleared. ``False`` is
+    tested first: to Python it equals the card 0."""
+    if cell is False:
+        return {"card": None, "up": False, "cleared": True}
+    if cell is None:
+        return {"card": None, "up": False, "cleared": False}
+    assert type(cell) is int, f"a grid cell is a card, nil or false, not {cell!r}"
+    return {"card": cell, "up": True, "cleared": False}
+
+
+def grid_facts(view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    """Seat ``seat``'s grid in ``view``, cell by cell, as :func:`cell_facts`."""
+    return [cell_facts(c) for c in view["grids"][seat]]
+
+
 def cards(state: State) -> Counter[Hashable]:
     counted: Counter[Hashable] = Counter()
     for g in state.grids:

@@ -22,7 +22,7 @@ from rules.numberswap.cards import DECK
 from rules.numberswap.game import MOVE_BOUND, ROUND_END_PAUSE
 from rules.numberswap.state import Phase
 from rules.rng import Rng
-from tests.rules.numberswap.helpers import GAME, HARNESS, grid, position
+from tests.rules.numberswap.helpers import GAME, HARNESS, grid, grid_facts, position
 
 DOWN = [9] * 12  # an all-face-down grid of nines
 
@@ -86,15 +86,15 @@ def test_initial_flips_are_simultaneous_and_no_turn_starts_until_all_chose():
 def test_initial_flips_are_private_until_made_then_public():
     """R2: nobody sees a seat's two cards before it turns them up; then everyone does."""
     state = GAME.new_game(2, None, 1)
-    before = GAME.view(state, 1)["players"][0]["grid"]
+    before = grid_facts(GAME.view(state, 1), 0)
     assert all(cell["card"] is None and not cell["up"] for cell in before)
     state, _ = flip(state, 0, 3, 7)
-    after = GAME.view(state, 1)["players"][0]["grid"]
+    after = grid_facts(GAME.view(state, 1), 0)
     assert [after[3]["card"], after[7]["card"]] == [
         state.grids[0].cards[3],
         state.grids[0].cards[7],
     ]
-    assert GAME.view(state, None)["players"][0]["grid"][3]["up"]
+    assert grid_facts(GAME.view(state, None), 0)[3]["up"]
 
 
 def test_initial_flip_needs_two_different_cards():
@@ -214,9 +214,9 @@ def test_discard_and_turn_up_needs_a_face_down_card():
 def test_face_down_cards_are_never_shown_to_their_owner():
     """R4: a face-down card is hidden from its owner too."""
     state = position([grid(list(range(12)), up=[0]), grid(DOWN)])
-    own = GAME.view(state, 0)["players"][0]["grid"]
-    assert own[0]["card"] == 0
-    assert all(cell["card"] is None for cell in own[1:])
+    own = grid_facts(GAME.view(state, 0), 0)
+    assert own[0]["card"] == 0 and own[0]["up"]
+    assert all(cell["card"] is None and not cell["up"] for cell in own[1:])
 
 
 def test_draw_order_is_never_shown():
@@ -239,7 +239,7 @@ def test_three_equal_face_up_values_in_a_column_clear_mid_round():
     assert state.discard == (1, 4, 5, 5, 5)
     assert GAME.view(state, 1)["discard_top"] == 5
     assert {"type": "column_cleared", "column": 0, "value": 5, "seat": 0} in events
-    assert [c["cleared"] for c in GAME.view(state, 1)["players"][0]["grid"][:3]] == [True] * 3
+    assert [c["cleared"] for c in grid_facts(GAME.view(state, 1), 0)[:3]] == [True] * 3
 
 
 def test_a_column_with_a_face_down_card_does_not_clear():
@@ -297,7 +297,9 @@ def test_round_end_gives_every_other_player_exactly_one_more_turn():
     state = ender_position(seats=4)
     state, events = GAME.apply(state, 0, {"type": "take_discard", "position": 0})
     assert state.ender == 0 and {"type": "last_turns", "ender": 0} in events
-    assert GAME.view(state, 2)["last_turns"] is True
+    # The view says so by its ender in the turn phase (docs/rules/numberswap.md).
+    view = GAME.view(state, 2)
+    assert view["ender"] == 0 and view["phase"] == "turn"
     played = []
     while state.phase is Phase.TURN:
         seat = state.current
@@ -767,7 +769,7 @@ def test_a_scored_round_enters_the_round_end_phase_with_everyone_to_act():
     view = GAME.view(state, 1)
     assert view["phase"] == "round_end" and view["to_act"] == [0, 1, 2]
     assert view["ready"] == [False, False, False]
-    assert view["current"] is None and view["last_turns"] is False
+    assert view["current"] is None and view["ender"] == 0
 
 
 def test_round_end_view_shows_every_grid_revealed_and_the_scored_summary():
@@ -776,11 +778,13 @@ def test_round_end_view_shows_every_grid_revealed_and_the_scored_summary():
     assert summary is not None
     for viewer in (0, 2, None):
         view = GAME.view(state, viewer)
-        for seat, player in enumerate(view["players"]):
+        for seat in range(3):
             cards = summary.grids[seat].cards
-            assert [c["card"] for c in player["grid"]] == list(cards)
-            assert all(c["up"] or c["cleared"] for c in player["grid"])
-            assert player["face_down"] == 0 and player["showing"] == summary.raw_scores[seat]
+            cells = grid_facts(view, seat)
+            assert [c["card"] for c in cells] == list(cards)
+            assert all(c["up"] or c["cleared"] for c in cells)
+            assert sum(c["card"] or 0 for c in cells) == summary.raw_scores[seat]
+            assert view["last_round"]["grids"][seat] == view["grids"][seat]
         assert view["last_round"]["raw_scores"] == list(summary.raw_scores)
         assert view["last_round"]["scores"] == list(summary.scores)
         assert view["last_round"]["doubled"] == summary.doubled

@@ -9,7 +9,7 @@ import pytest
 from rules.errors import InvalidOptions, InvalidSeatCount
 from rules.rng import Rng
 from rules.warp99 import GAME
-from rules.warp99.cards import ALL_CARDS, COLOUR, COLOURS, VALUE, card_view
+from rules.warp99.cards import ALL_CARDS, COLOUR, COLOURS, VALUE, card, label
 from rules.warp99.state import Step
 from tests.rules.warp99.helpers import all_cards
 
@@ -37,14 +37,9 @@ def test_every_colour_has_its_own_name_and_symbol() -> None:
     """R1: every colour has a name and a symbol too."""
     assert len({c.name for c in COLOURS}) == 10
     assert len({c.symbol for c in COLOURS}) == 10
-    view = card_view(4 * 11 + 7)
-    assert view == {
-        "id": 51,
-        "value": 7,
-        "colour": "light_blue",
-        "colour_name": "Light blue",
-        "symbol": COLOURS[4].symbol,
-    }
+    # On the wire a card is colour x 11 + value (docs/rules/warp99.md): Light blue 7 is 51.
+    assert card("light_blue", 7) == 4 * 11 + 7 == 51
+    assert (COLOURS[COLOUR[51]].name, VALUE[51], label(51)) == ("Light blue", 7, "Light blue 7")
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])

@@ -226,11 +226,11 @@ def test_ruling_11_a_full_deck_after_a_short_one_scores_again() -> None:
 def test_ruling_11_the_view_shows_whether_each_deck_will_score() -> None:
     """R11: public, as every new deck's size is announced."""
     state = short_deck()
-    assert [p["deck_full"] for p in GAME.view(state, 1)["players"]] == [False, True]
-    assert [p["deck_full"] for p in GAME.view(state, None)["players"]] == [False, True]
-    assert [p["deck_full"] for p in GAME.view(position(), 0)["players"]] == [True, True]
+    assert GAME.view(state, 1)["deck_full"] == [False, True]
+    assert GAME.view(state, None)["deck_full"] == [False, True]
+    assert GAME.view(position(), 0)["deck_full"] == [True, True]
     empty = replace(position(deck=[]), short_decks=(0,))
-    assert [p["deck_full"] for p in GAME.view(empty, 0)["players"]] == [False, True]
+    assert GAME.view(empty, 0)["deck_full"] == [False, True]
 
 
 def test_the_first_decks_are_dealt_full() -> None:

@@ -4,29 +4,34 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
-from rules.codec import is_wire_clean
+import pytest
+
+from rules.codec import is_wire_clean, pack, unpack
 from rules.warp99 import GAME
-from rules.warp99.cards import COLOURS, card
-from rules.warp99.state import Step
+from rules.warp99.cards import COLOURS, VALUES, card, label
+from rules.warp99.rulecards import RULE_CARDS
+from rules.warp99.state import State, Step
 from tests.rules.conformance import play_random_game
 from tests.rules.warp99.helpers import HARNESS, cards, permute_hidden, position
 
 
-def ids(view_cards: list[dict[str, object]]) -> list[object]:
-    return [c["id"] for c in view_cards]
+def shown(view: dict[str, Any]) -> list[int]:
+    """Every card a view shows (docs/rules/warp99.md, "The view on the wire"): its hand, the
+    rows and the pile tops, each a card id."""
+    rows = [c for row in view["rows"] for c in row]
+    return [*(view["hand"] or []), *rows, *(p["top"] for p in view["piles"])]
 
 
 def test_a_seat_sees_its_own_hand_and_only_the_size_of_others() -> None:
     state = position(hand=["red 4", "blue 2"], seats=3)
     mine = GAME.view(state, 0)
     theirs = GAME.view(state, 1)
-    assert ids(mine["hand"]) == list(state.hands[0])
-    assert ids(theirs["hand"]) == list(state.hands[1])
-    assert [p["hand_size"] for p in mine["players"]] == [2, 6, 6]
-    assert all("hand" not in p for p in mine["players"])
-    for c in state.hands[1]:
-        assert f"'id': {c}," not in str(mine)
+    assert mine["hand"] == list(state.hands[0])
+    assert theirs["hand"] == list(state.hands[1])
+    assert mine["hand_sizes"] == [2, 6, 6]
+    assert not set(shown(mine)) & {*state.hands[1], *state.hands[2]}
 
 
 def test_a_spectator_sees_no_hand() -> None:
@@ -46,19 +51,15 @@ def test_everyone_sees_rows_scores_sizes_pile_tops_and_rule_sides() -> None:
         played_to_pile=True,
     )
     view = GAME.view(state, 1)
-    assert ids(view["players"][0]["row"]) == list(cards("blue 1", "green 2"))
-    assert [p["score"] for p in view["players"]] == [0, 1]
-    assert [p["deck_size"] for p in view["players"]] == [len(d) for d in state.decks]
-    assert [ids([p["top"]]) for p in view["piles"]] == [[card("tan", 6)], [card("pink", 3)]]
-    assert [p["size"] for p in view["piles"]] == [1, 1]
+    assert view["rows"] == [list(cards("blue 1", "green 2")), []]
+    assert view["scores"] == [0, 1]
+    assert view["deck_sizes"] == [len(d) for d in state.decks]
+    tops = [card("tan", 6), card("pink", 3)]
+    assert view["piles"] == [{"top": tops[0], "size": 1}, {"top": tops[1], "size": 1}]
     assert view["reserve_size"] == len(state.reserve)
     assert view["scored_size"] == len(state.scored)
-    assert [(r["side"], r["rule"]) for r in view["rules"]] == [
-        (2, "same_number"),
-        (1, "plus_one"),
-        (2, "double_or_half"),
-    ]
-    assert view["rules"][2]["name"] == "Times or Divided by 2"
+    # The face-up rule of each rule card: sides 2, 1, 2.
+    assert view["rules"] == ["same_number", "plus_one", "double_or_half"]
     assert (view["turn"], view["step"], view["flip_used"], view["played_to_pile"]) == (
         0,
         "B",
@@ -69,13 +70,55 @@ def test_everyone_sees_rows_scores_sizes_pile_tops_and_rule_sides() -> None:
     assert view["target"] == 99
 
 
-def test_every_shown_card_carries_its_colour_name_and_symbol() -> None:
-    """R1: every shown card has its colour name and symbol."""
-    view = GAME.view(position(hand=["light_blue 4"], row=["tan 1"]), 0)
-    for shown in (*view["hand"], *view["players"][0]["row"], view["piles"][0]["top"]):
-        colour = next(c for c in COLOURS if c.key == shown["colour"])
-        assert shown["symbol"] == colour.symbol
-        assert shown["colour_name"] == colour.name
+def test_every_shown_card_is_its_id_colour_times_11_plus_value() -> None:
+    """R1: a shown card is one number, from which its colour (name and symbol) and value follow."""
+    view = GAME.view(position(hand=["light_blue 4"], row=["tan 1"], tops=("red 7", "gray 10")), 0)
+    named = [f"{COLOURS[c // VALUES].key} {c % VALUES}" for c in shown(view)]
+    assert named == ["light_blue 4", "tan 1", "red 7", "gray 10"]
+    assert [label(c) for c in shown(view)] == ["Light blue 4", "Tan 1", "Red 7", "Gray 10"]
+    assert shown(view)[0] == 4 * 11 + 4
+
+
+def test_the_view_has_exactly_the_documented_keys() -> None:
+    assert set(GAME.view(position(hand=["red 4"]), 0)) == {
+        # Common to every game (rules/contract.py).
+        *("game", "seat", "to_act", "legal", "over", "result"),
+        *("target", "turn", "step", "flip_used", "played_to_pile", "rules", "piles"),
+        *("reserve_size", "scored_size", "rows", "scores", "hand_sizes", "deck_sizes"),
+        *("deck_full", "winner", "hand"),
+    }
+
+
+def _check_decodes(state: State, view: dict[str, Any], seat: int | None) -> None:
+    """The compact view, decoded, is the table as the state holds it."""
+    assert view["hand"] == (None if seat is None else list(state.hands[seat]))
+    assert view["rows"] == [list(r) for r in state.rows]
+    assert view["scores"] == list(state.scores)
+    assert view["hand_sizes"] == [len(h) for h in state.hands]
+    assert view["deck_sizes"] == [len(d) for d in state.decks]
+    assert view["deck_full"] == [
+        bool(d) and s not in state.short_decks for s, d in enumerate(state.decks)
+    ]
+    assert view["piles"] == [{"top": p[-1], "size": len(p)} for p in state.piles]
+    # Each rule key names its card's side: the side is where the key is on that card.
+    sides = [RULE_CARDS[i].index(rule) + 1 for i, rule in enumerate(view["rules"])]
+    assert tuple(sides) == tuple(state.sides)
+    assert (view["turn"], view["step"], view["winner"]) == (
+        state.turn,
+        state.step.value,
+        state.winner,
+    )
+
+
+@pytest.mark.parametrize("seats", [2, 6])
+def test_every_view_of_a_random_game_decodes_back_to_the_table(seats: int) -> None:
+    _, log = play_random_game(HARNESS, seats, seats, check=False)
+    state = GAME.new_game(seats, None, seats)
+    for seat, action in log:
+        for viewer in (*range(seats), None):
+            _check_decodes(state, unpack(pack(GAME.view(state, viewer))), viewer)
+        state, _ = GAME.apply(state, seat, action)
+    _check_decodes(state, unpack(pack(GAME.view(state, None))), None)
 
 
 def test_the_view_lists_the_legal_actions_including_end_step() -> None:

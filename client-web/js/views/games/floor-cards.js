@@ -16,9 +16,8 @@ export function cap(word) {
 }
 
 /**
- * A card from its wire id. Views describe every card in a hand fully, but events name played
- * cards by id only; the ids are fixed and documented (docs/rules/floor.md, "The cards"), so
- * this is the wire format, not a rule.
+ * A card from its wire id. Views, actions and events name cards by id only; the ids are fixed
+ * and documented (docs/rules/floor.md, "The cards"), so this is the wire format, not a rule.
  */
 export function cardOf(id) {
   if (id < 80) {

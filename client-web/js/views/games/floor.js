@@ -1,4 +1,5 @@
-// Floor's table, drawn from the view (rules/floor/views.py). The view's legal list is compact
+// Floor's table, drawn from the view (rules/floor/views.py; its cards arrive as ids, which
+// `decode` spells out first). The view's legal list is compact
 // (rules/floor/options.py `to_wire`, "Legal actions in the view" in docs/rules/floor.md): it
 // names which cards can start which play without multiplying choices out. Here the player
 // picks cards from their hand; a card can be picked only while the picked set can still grow
@@ -13,6 +14,25 @@ import { shapeIcon, SHAPE_NAMES } from "./shapes.js";
 
 export { cardLabel } from "./floor-cards.js";
 export { howTo } from "./floor-howto.js";
+
+// -- the view on the wire, spelled out -------------------------------------------------------
+
+const decoded = new WeakMap();
+
+/** The view as the table draws it: the hand and the top card arrive as card ids
+ * (docs/rules/floor.md, "What a player sees") and are spelled out as cards (cardOf). Worked
+ * out once per view. */
+function decode(view) {
+  if (decoded.has(view)) return decoded.get(view);
+  const full = {
+    ...view,
+    hand: view.hand ? view.hand.map(cardOf) : view.hand,
+    top: view.top === null || view.top === undefined ? view.top : cardOf(view.top),
+  };
+  decoded.set(view, full);
+  decoded.set(full, full);
+  return full;
+}
 
 // -- from the compact legal list to plays -----------------------------------------------------
 
@@ -167,6 +187,7 @@ function wholePlays(tpls, picked, byId) {
 
 /** Moves that use no card from the hand: grab, draw, pass, answering a charged Swap. */
 export function plainMoves(view) {
+  view = decode(view);
   const out = [];
   const pending = view.pending;
   for (const entry of view.legal || []) {
@@ -204,6 +225,7 @@ export function plainMoves(view) {
  * check that these reach exactly the actions the rules list.
  */
 export function pickFrom(view, picked) {
+  view = decode(view);
   const hand = view.hand || [];
   const tpls = templates(view.legal || []);
   const inHand = new Set(hand.map((c) => c.id));
@@ -486,6 +508,7 @@ function hand(view, ctx, pick) {
 }
 
 export function table(view, ctx) {
+  view = decode(view);
   remember(view);
   const pick = picking(view, ctx);
   return {
@@ -498,6 +521,7 @@ export function table(view, ctx) {
 
 /** A player's compact facts for the strip: a fan of backs, the count, what hits them. */
 export function seat(view, s, ctx) {
+  view = decode(view);
   const size = view.hand_sizes[s];
   const p = view.pending;
   let mark = null;
@@ -661,6 +685,7 @@ export function animate(entries, { root, before, ctx }) {
 // -- the banner's words ------------------------------------------------------------------------------
 
 export function prompt(view, ctx) {
+  view = decode(view);
   const legal = view.legal || [];
   const types = new Set(legal.map((a) => a.type));
   if (types.has("reverse_back")) return "A charged Swap hit you: reverse it back, or let it stand.";
@@ -675,11 +700,13 @@ export function prompt(view, ctx) {
 export const scoreName = "Cards left";
 
 export function facts(view, s) {
+  view = decode(view);
   const size = view.hand_sizes[s];
   return size === undefined ? "" : `${size} card${size === 1 ? "" : "s"}`;
 }
 
 export function waiting(view, ctx) {
+  view = decode(view);
   if (view.over || view.turn === null) return "";
   const p = view.pending;
   if (p && p.kind === "take") return `${ctx.names(p.seat)} must stack a Take or draw ${p.stack}.`;

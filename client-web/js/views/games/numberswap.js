@@ -1,5 +1,6 @@
-// Number Swap's table, drawn from the view (rules/numberswap seat_views; docs/rules/numberswap.md)
-// on the game-module contract of ./index.js: the piles in the middle, your 3×4 grid in the tray,
+// Number Swap's table, drawn from the view (rules/numberswap seat_views; docs/rules/numberswap.md,
+// whose compact wire form `decode` spells out first) on the game-module contract of
+// ./index.js: the piles in the middle, your 3×4 grid in the tray,
 // the choice of the current step in the moves slot, one hint line; a mini grid per player in the
 // strip; a ticker line per event; motion from the events; the round-end reveal; How to play.
 // Grid positions run down each column: 0, 1, 2 are the first column.
@@ -64,6 +65,47 @@ function upCard(value) {
 }
 
 const DOWN = { card: null, up: false, cleared: false };
+
+// -- the view on the wire, spelled out ----------------------------------------------------------
+
+/** A grid cell as the server sends it (docs/rules/numberswap.md, "The view on the wire"): the
+ * card's value when face up, null when face down, false when its column was cleared. */
+function cellOf(wire) {
+  if (wire === false) return { card: null, up: false, cleared: true };
+  if (wire === null) return DOWN;
+  return upCard(wire);
+}
+
+const decoded = new WeakMap();
+
+/** The view as the table draws it, from the compact wire form: one `players` entry per seat
+ * with its cells spelled out, how many are face down and what the face-up ones add up to;
+ * `last_turns`; the last round's grids with null for a cleared slot. Worked out once per view. */
+function decode(view) {
+  if (decoded.has(view)) return decoded.get(view);
+  const grids = view.grids || [];
+  const players = grids.map((cells, seat) => {
+    const grid = cells.map(cellOf);
+    return {
+      seat,
+      grid,
+      face_down: grid.filter((c) => !c.up && !c.cleared).length,
+      showing: grid.reduce((sum, c) => sum + (c.up ? c.card : 0), 0),
+      chosen: Boolean(view.chosen && view.chosen[seat]),
+      total: view.totals ? view.totals[seat] : 0,
+    };
+  });
+  const last = view.last_round;
+  const full = {
+    ...view,
+    players,
+    last_turns: view.ender !== null && view.ender !== undefined && view.phase === "turn",
+    last_round: last ? { ...last, grids: last.grids.map((cells) => cells.map((c) => (c === false ? null : c))) } : last,
+  };
+  decoded.set(view, full);
+  decoded.set(full, full);
+  return full;
+}
 
 function sendingMark() {
   return h("span", { class: "sending", "aria-hidden": "true" }, "sending…");
@@ -457,6 +499,7 @@ function hint(view, ctx) {
 }
 
 export function table(view, ctx) {
+  view = decode(view);
   return {
     middle: middle(view, ctx),
     // At a round end (and the game's end) my grid is one row of the reveal, beside everyone's:
@@ -471,6 +514,7 @@ export function table(view, ctx) {
 
 /** One player's compact facts for the top strip: a mini grid (face-up values shown), the score. */
 export function seat(view, s, ctx) {
+  view = decode(view);
   const p = view.players[s];
   if (!p) return null;
   const last = view.last_round;
@@ -630,6 +674,7 @@ export function animate(entries, { root, before: places }) {
 
 /** The sentence that tells me what to do now (for the turn banner). */
 export function prompt(view, ctx) {
+  view = decode(view);
   const step = stepOf(view, ctx);
   const top = view.discard_top === null ? "" : numeral(view.discard_top);
   switch (step) {
@@ -658,12 +703,14 @@ export const scoreName = "Total";
 
 /** One line about a player for the side list. */
 export function facts(view, s) {
+  view = decode(view);
   const p = view.players[s];
   return p ? `total ${p.total}` : "";
 }
 
 /** Who is to play, in words, for the turn banner when it is not my move. */
 export function waiting(view, ctx) {
+  view = decode(view);
   const names = (view.to_act || []).filter((s) => s !== ctx.you).map(ctx.names);
   if (view.phase === "round_end") {
     const round = view.last_round ? `Round ${view.last_round.round} is over` : "The round is over";
@@ -682,6 +729,7 @@ export function waiting(view, ctx) {
  * ARIA table of plain elements: the overlay's own <table> is the standings (tests/browser
  * pages.py reads it), this one must not be taken for it. */
 export function summary(view, ctx) {
+  view = decode(view);
   if (!view.history || !view.history.length) return null;
   const last = view.last_round;
   const explained = last ? scoreWords(last, last.ender, ctx) : null;

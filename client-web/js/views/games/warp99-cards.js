@@ -22,7 +22,7 @@ export const COLOURS = [
 
 export const PILES = ["left pile", "right pile"];
 
-/** The card dict a view spells out, from a card id (events carry ids). */
+/** A card as the table draws it, from its id (views, actions and events name cards by id). */
 export function cardOf(id) {
   const [colour, colour_name, symbol] = COLOURS[Math.floor(id / 11)];
   return { id, value: id % 11, colour, colour_name, symbol };

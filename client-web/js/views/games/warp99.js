@@ -1,7 +1,8 @@
-// Warp 99's table, drawn from the view (rules/warp99/views.py; docs/rules/warp99.md), on the
-// contract of ./index.js: the rule cards, piles and your row in the middle, your hand in the
-// tray, the step's buttons in the reserved moves slot, and a hint line that says why a card is
-// playable. Every card shows its colour's name and symbol, never the colour alone.
+// Warp 99's table, drawn from the view (rules/warp99/views.py; docs/rules/warp99.md, whose
+// compact wire form `decode` spells out first), on the contract of ./index.js: the rule cards,
+// piles and your row in the middle, your hand in the tray, the step's buttons in the reserved
+// moves slot, and a hint line that says why a card is playable. Every card shows its colour's
+// name and symbol, never the colour alone.
 
 import { h } from "../../dom.js";
 import { button, sameAction } from "../common.js";
@@ -27,6 +28,35 @@ const STEPS = [
   ["B", "Piles"],
   ["C", "Draw"],
 ];
+
+// -- the view on the wire, spelled out -------------------------------------------------------
+
+const decoded = new WeakMap();
+
+/** The view as the table draws it, from the compact wire form (docs/rules/warp99.md, "The view
+ * on the wire"): every card id spelled out as a card (cardOf), one `players` entry per seat,
+ * and each rule card's side and name beside its face-up rule. Worked out once per view. */
+function decode(view) {
+  if (decoded.has(view)) return decoded.get(view);
+  const players = (view.rows || []).map((row, seat) => ({
+    seat,
+    score: view.scores[seat],
+    row: row.map(cardOf),
+    hand_size: view.hand_sizes[seat],
+    deck_size: view.deck_sizes[seat],
+    deck_full: view.deck_full[seat],
+  }));
+  const full = {
+    ...view,
+    rules: (view.rules || []).map((rule, card) => ({ card, side: RULE_SIDES[card].indexOf(rule) + 1, rule, name: ruleName(rule) })),
+    piles: (view.piles || []).map((pile) => ({ top: cardOf(pile.top), size: pile.size })),
+    players,
+    hand: view.hand ? view.hand.map(cardOf) : view.hand,
+  };
+  decoded.set(view, full);
+  decoded.set(full, full);
+  return full;
+}
 
 // -- what the view offers -------------------------------------------------------------------
 
@@ -458,6 +488,7 @@ function cardHint(view, ctx, card, L) {
 }
 
 export function hint(view, ctx) {
+  view = decode(view);
   if (view.over || ctx.spectator || view.turn !== ctx.you) return null;
   const L = legalOf(view);
   const chosen = chosenCard(view, ctx);
@@ -485,6 +516,7 @@ export function hint(view, ctx) {
 }
 
 export function table(view, ctx) {
+  view = decode(view);
   const mine = !ctx.spectator && view.hand;
   return {
     middle: middle(view, ctx),
@@ -497,6 +529,7 @@ export function table(view, ctx) {
 // -- the top strip ---------------------------------------------------------------------------
 
 export function seat(view, seatIndex, ctx) {
+  view = decode(view);
   const p = view.players[seatIndex];
   if (!p) return null;
   return h(
@@ -634,6 +667,7 @@ export function animate(entries, { root, before, ctx }) {
 // -- words for the frame --------------------------------------------------------------------
 
 export function prompt(view, ctx) {
+  view = decode(view);
   const L = legalOf(view);
   if (view.step === "A") {
     if (L.adds.length && L.score) return "Step A: add a card to your row, or score your row first.";
@@ -652,11 +686,13 @@ export function prompt(view, ctx) {
 export const scoreName = "Points";
 
 export function facts(view, seatIndex) {
+  view = decode(view);
   const p = view.players[seatIndex];
   return p ? `${p.score} point${p.score === 1 ? "" : "s"} · hand ${p.hand_size}` : "";
 }
 
 export function waiting(view, ctx) {
+  view = decode(view);
   if (view.over) return "";
   const name = STEPS.find(([step]) => step === view.step);
   return `${ctx.names(view.turn)} is playing step ${view.step}${name ? ` (${name[1].toLowerCase()})` : ""}.`;

@@ -1,0 +1,65 @@
+"""The room part of every state message (server/views.py ``room_info``): the compact seats of
+docs/protocol.md, "Seats", and that they say everything the seat records do."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from rules.codec import pack, unpack
+from server import commands, views
+from server.rooms import Room, Seat, new_room
+
+
+def _room() -> Room:
+    room = new_room("ABCDE", "numberswap", {"target_score": 100}, 45.0, now=0.0)
+    for i in range(3):
+        room = commands.join(room, f"P{i}", f"hash{i}", 1.0, name_max=24).room
+    assert room.host is not None
+    room = commands.add_bot(room, room.host, 2.0, level="strong").room
+    return commands.start(room, room.host, seed=5, now=3.0).room
+
+
+def test_a_seat_is_id_name_and_connected_with_each_flag_only_when_it_holds() -> None:
+    room = _room()
+    seats = list(room.seats)
+    seats[1] = replace(seats[1], away=True, covered=2)
+    room = replace(room, seats=tuple(seats))
+    connected = frozenset({room.seats[0].id, room.seats[1].id})
+    info = views.room_info(room, connected, now=10.0)
+    assert info["seats"] == [
+        {"id": 1, "name": "P0", "connected": True},
+        {"id": 2, "name": "P1", "connected": True, "away": True, "covered": 2},
+        {"id": 3, "name": "P2", "connected": False},
+        {"id": 4, "name": "Bot 1", "connected": False, "bot": True, "level": "strong"},
+    ]
+    assert json.loads(json.dumps(info)) == unpack(pack(info)) == info
+
+
+def _decoded(seat: dict[str, Any]) -> tuple[Any, ...]:
+    """A wire seat read back as docs/protocol.md says: absent flags are false, or 0."""
+    return (
+        seat["id"],
+        seat["name"],
+        seat.get("bot", False),
+        seat.get("away", False),
+        seat.get("covered", 0),
+        seat.get("level"),
+    )
+
+
+def _facts(seat: Seat) -> tuple[Any, ...]:
+    return (seat.id, seat.name, seat.bot, seat.away, seat.covered, seat.level if seat.bot else None)
+
+
+def test_the_compact_seats_say_everything_the_seats_hold() -> None:
+    room = _room()
+    for away in (False, True):
+        for covered in (0, 1, 7):
+            seats = tuple(replace(s, away=away, covered=covered) for s in room.seats)
+            changed = replace(room, seats=seats)
+            for connected in (frozenset(), frozenset(s.id for s in seats)):
+                info = unpack(pack(views.room_info(changed, connected, now=1.0)))
+                assert [_decoded(s) for s in info["seats"]] == [_facts(s) for s in seats]
+                assert [s["connected"] for s in info["seats"]] == [s.id in connected for s in seats]
