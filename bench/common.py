@@ -14,13 +14,20 @@ from tests.processes import Process, http_ok
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def parlor_serve(port: int, log: Path, name: str = "parlor serve", **env: str) -> Process:
+#: How a bench runs ``parlor serve`` (``bench/profile_server.py`` runs it under a profiler).
+SERVE = ("-m", "server.cli", "serve")
+
+
+def parlor_serve(
+    port: int, log: Path, name: str = "parlor serve", serve: tuple[str, ...] = SERVE, **env: str
+) -> Process:
     """``parlor serve`` on ``port`` (not started yet), with ``env`` settings on top of the
-    environment; without a ``REDIS_URL`` it keeps rooms in memory (a bench leaves no file)."""
+    environment; without a ``REDIS_URL`` it keeps rooms in memory (a bench leaves no file).
+    ``serve``: the Python arguments that run it."""
     settings = {"PARLOR_PORT": str(port), **env}
     if not settings.get("REDIS_URL"):
         settings.setdefault("PARLOR_EPHEMERAL", "true")
-    argv = [sys.executable, "-m", "server.cli", "serve"]
+    argv = [sys.executable, *serve]
     return Process(argv, ready=http_ok(port), log=log, name=name, env=settings, cwd=ROOT)
 
 

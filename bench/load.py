@@ -43,7 +43,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import msgpack
 from websockets.asyncio.client import ClientConnection, connect
@@ -77,7 +77,9 @@ class Served:
 
 @contextlib.contextmanager
 def running_server(
-    server: Server = "parlor", game_length: int = baseline.GAME_LENGTH
+    server: Server = "parlor",
+    game_length: int = baseline.GAME_LENGTH,
+    serve: tuple[str, ...] = common.SERVE,
 ) -> Iterator[Served]:
     """redis-server + ``parlor serve``, or + the bare baseline server with games of
     ``game_length`` actions (child processes inherit the raised fd limit)."""
@@ -93,6 +95,7 @@ def running_server(
             process = parlor_serve(
                 port,
                 log,
+                serve=serve,
                 REDIS_URL=redis.url,
                 PARLOR_FLOOD_RATE="1000",
                 PARLOR_FLOOD_BURST="1000",
@@ -133,6 +136,16 @@ def command_calls(redis: RedisProcess) -> dict[str, int]:
 def reset_command_calls(redis: RedisProcess) -> None:
     with redis.client() as client:
         client.config_resetstat()
+
+
+class Window(Protocol):
+    """A watcher of ``play``'s measured window (e.g. a profiler in the server process)."""
+
+    serve: tuple[str, ...]
+
+    def opened(self, pid: int) -> None: ...
+
+    def closed(self, pid: int) -> None: ...
 
 
 @dataclass
@@ -287,8 +300,12 @@ async def play(
     think: float,
     server: Server = "parlor",
     game_length: int = baseline.GAME_LENGTH,
+    window: Window | None = None,
 ) -> dict[str, Any]:
-    with running_server(server, game_length) as served:
+    """``window``, if given, runs ``serve`` and is told when the measured window opens and
+    closes (``bench/profile_server.py``)."""
+    serve = common.SERVE if window is None else window.serve
+    with running_server(server, game_length, serve) as served:
         addr, pid, redis_pid = served.addr, served.pid, served.redis.process.pid
         all_rooms = []
         for _ in range(rooms):
@@ -313,12 +330,16 @@ async def play(
         rss_before = rss_kib(pid)
         reset_command_calls(served.redis)
         actions_before = sum(r.actions for r in all_rooms)
+        if window is not None:
+            window.opened(pid)
         cpu_before = cpu_seconds(pid)
         redis_before = cpu_seconds(redis_pid)
         own_before = cpu_seconds(os.getpid())
         started = time.perf_counter()
         await asyncio.sleep(seconds)
         elapsed = time.perf_counter() - started
+        if window is not None:
+            window.closed(pid)
         cpu_used = cpu_seconds(pid) - cpu_before
         redis_used = cpu_seconds(redis_pid) - redis_before
         own_used = cpu_seconds(os.getpid()) - own_before

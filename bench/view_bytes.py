@@ -3,6 +3,7 @@
     python -m bench.view_bytes                              # every game at its largest seat count
     python -m bench.view_bytes numberswap --games 50 --players bot
     python -m bench.view_bytes --format json
+    python -m bench.view_bytes --deflate                    # as permessage-deflate would send
 
 Each game is played in a room made and driven by the server's own commands (``join``,
 ``start``, ``act``), so the room carries what a real one does: seat names, the turn timer and
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,16 +75,36 @@ def seated_room(game_id: str, seats: int, seed: int) -> Room:
     return commands.start(room, host, seed, START).room
 
 
-def frames(room: Room, now: float, sent: int, fmt: Format) -> list[int]:
-    """Each seat's state message after ``room``'s latest change, as the hub makes them."""
+def encoded(room: Room, now: float, sent: int, fmt: Format) -> list[bytes]:
+    """Each seat's state message after ``room``'s latest change, as the hub makes them (a
+    JSON frame is text, sent as UTF-8)."""
     connected = frozenset(s.id for s in room.seats)
     info = views.room_info(room, connected, now)
     indexes = list(range(len(room.seats)))
     seat_views = views.seat_views(room, indexes)
     events = views.events_since(room, sent)
     messages = [views.state_message(room, info, i, seat_views[i], events) for i in indexes]
-    # Bytes on the wire: a JSON frame is text, sent as UTF-8.
-    return [len(f.encode() if isinstance(f, str) else f) for f in encode_many(messages, fmt)]
+    return [f.encode() if isinstance(f, str) else f for f in encode_many(messages, fmt)]
+
+
+def frames(room: Room, now: float, sent: int, fmt: Format) -> list[int]:
+    """The sizes of :func:`encoded`."""
+    return [len(f) for f in encoded(room, now, sent, fmt)]
+
+
+class Deflated:
+    """What permessage-deflate would make of each seat's messages, with the settings uvicorn
+    offers (12-bit windows, memLevel 5, the context kept from message to message)."""
+
+    def __init__(self, seats: int) -> None:
+        self._streams = [zlib.compressobj(wbits=-12, memLevel=5) for _ in range(seats)]
+
+    def sizes(self, frames: list[bytes]) -> list[int]:
+        out = []
+        for stream, frame in zip(self._streams, frames, strict=True):
+            data = stream.compress(frame) + stream.flush(zlib.Z_SYNC_FLUSH)
+            out.append(len(data) - 4)  # RFC 7692: the flush's 00 00 ff ff is not sent
+        return out
 
 
 def bot_move(room: Room) -> tuple[int, Any]:
@@ -97,12 +119,21 @@ def bot_move(room: Room) -> tuple[int, Any]:
     raise AssertionError("every seat to act chose to wait")
 
 
-def play(game_id: str, seats: int, seed: int, players: str, fmt: Format, cap: int) -> list[int]:
-    """Every seat's message size after every move of one seeded game."""
+def play(
+    game_id: str, seats: int, seed: int, players: str, fmt: Format, cap: int, deflate: bool = False
+) -> list[int]:
+    """Every seat's message size after every move of one seeded game (``deflate``: as
+    permessage-deflate would send it)."""
     game = get_game(game_id)
     room = seated_room(game_id, seats, seed)
     rnd = random.Random(seed)
     now = START
+    deflated = Deflated(seats) if deflate else None
+
+    def frames(room: Room, now: float, sent: int, fmt: Format) -> list[int]:
+        made = encoded(room, now, sent, fmt)
+        return [len(f) for f in made] if deflated is None else deflated.sizes(made)
+
     sizes = frames(room, now, 0, fmt)
     seq = [0] * seats
     for _ in range(cap):
@@ -124,11 +155,18 @@ def play(game_id: str, seats: int, seed: int, players: str, fmt: Format, cap: in
 
 
 def measure(
-    game_id: str, seats: int, games: int, seed: int, players: str, fmt: Format, cap: int
+    game_id: str,
+    seats: int,
+    games: int,
+    seed: int,
+    players: str,
+    fmt: Format,
+    cap: int,
+    deflate: bool = False,
 ) -> Sizes:
     sizes: list[int] = []
     for g in range(games):
-        sizes.extend(play(game_id, seats, seed + g, players, fmt, cap))
+        sizes.extend(play(game_id, seats, seed + g, players, fmt, cap, deflate))
     return Sizes(game_id, seats, games, players, fmt.value, tuple(sizes))
 
 
@@ -141,6 +179,9 @@ def main() -> None:
     parser.add_argument("--players", choices=("random", "bot"), default="random")
     parser.add_argument("--format", choices=[f.value for f in Format], default="msgpack")
     parser.add_argument("--cap", type=int, default=5_000, help="moves at most per game")
+    parser.add_argument(
+        "--deflate", action="store_true", help="sizes as permessage-deflate would send them"
+    )
     args = parser.parse_args()
     ids = args.games_ or sorted(all_games())
     fmt = Format(args.format)
@@ -148,7 +189,9 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for game_id in ids:
         seats = args.seats or get_game(game_id).max_seats
-        s = measure(game_id, seats, args.games, args.seed, args.players, fmt, args.cap)
+        s = measure(
+            game_id, seats, args.games, args.seed, args.players, fmt, args.cap, args.deflate
+        )
         print(
             f"| {s.game} | {s.seats} | {s.games} | {s.players} | {len(s.frames):,} | "
             f"{s.mean:,.0f} | {s.median:,.0f} | {s.p90:,} | {max(s.frames):,} |"

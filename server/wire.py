@@ -78,30 +78,33 @@ class _MsgpackBatch:
         self._header: Callable[[int], bytes] = packer.pack_map_header
 
     def dicts(self, dicts: list[dict[str, Any]], depth: int) -> list[bytes]:
-        keys = list(dicts[0])
-        if any(list(d) != keys for d in dicts[1:]):
+        first = dicts[0]
+        names = first.keys()
+        if any(d.keys() != names for d in dicts):
             return [self._pack(d) for d in dicts]
+        count = len(dicts)
+        pack = self._pack
         # Per message, the encoded key/value pairs in order; runs of shared pairs are joined
         # once and the same bytes object is appended to every message.
-        out: list[list[bytes]] = [[self._header(len(keys))] for _ in dicts]
+        out: list[list[bytes]] = [[self._header(len(first))] for _ in dicts]
         shared_run: list[bytes] = []
-        for key in keys:
+        for key in names:
             values = [d[key] for d in dicts]
-            first = values[0]
-            if all(v is first for v in values):
-                shared_run.append(self._pack(key))
-                shared_run.append(self._pack(first))
+            # Equal values (the same object, nearly always) encode to the same bytes.
+            if values.count(values[0]) == count:
+                shared_run.append(pack(key))
+                shared_run.append(pack(values[0]))
                 continue
             if shared_run:
                 joined = b"".join(shared_run)
                 for parts in out:
                     parts.append(joined)
                 shared_run = []
-            packed_key = self._pack(key)
+            packed_key = pack(key)
             if depth > 0 and all(type(v) is dict for v in values):
                 packed = self.dicts(values, depth - 1)
             else:
-                packed = [self._pack(v) for v in values]
+                packed = [pack(v) for v in values]
             for parts, value in zip(out, packed, strict=True):
                 parts.append(packed_key)
                 parts.append(value)

@@ -180,13 +180,10 @@ OPERATION_VIEW = {
     "turn": 0,
     "direction": 1,
     "hand_sizes": [3, 7],
-    "hand": [
-        {"id": 6, "kind": "number", "shape": "circle", "value": 3, "op": None},
-        {"id": 32, "kind": "number", "shape": "triangle", "value": 6, "op": None},
-        {"id": 80, "kind": "operation", "shape": None, "value": None, "op": "add"},
-    ],
+    # On the wire a card is its id (docs/rules/floor.md): Circle 3, Triangle 6, Add.
+    "hand": [6, 32, 80],
     "floor": {"shape": "triangle", "number": 4},
-    "top": {"id": 28, "kind": "number", "shape": "triangle", "value": 4, "op": None},
+    "top": 28,  # Triangle 4
     "pending": None,
     "opener_grabbable": False,
     "draw_size": 80,
