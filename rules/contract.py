@@ -236,8 +236,9 @@ class Game(ABC, Generic[S, A]):
             self._check_viewer(state, seat)
         bodies = self.seat_views(state, seats)
         to_act, result = self.to_act(state), self.result(state)
+        listed = sorted(to_act)  # one list, the same object in every view
         return [
-            self._complete(state, s, body, to_act, result)
+            self._complete(state, s, body, to_act, result, listed)
             for s, body in zip(seats, bodies, strict=True)
         ]
 
@@ -260,10 +261,11 @@ class Game(ABC, Generic[S, A]):
         body: View,
         to_act: frozenset[int],
         result: Result | None,
+        listed: list[int] | None = None,
     ) -> View:
         body["game"] = self.id
         body["seat"] = seat
-        body["to_act"] = sorted(to_act)
+        body["to_act"] = sorted(to_act) if listed is None else listed
         body["legal"] = self.legal_view(state, seat) if seat is not None and seat in to_act else []
         body["over"] = result is not None
         body["result"] = None if result is None else result.to_wire()

@@ -53,17 +53,14 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-#: Allocations (net of frees) between collections of the youngest generation: Python's default
-#: is 700, and one action allocates thousands of short-lived objects, nearly all freed by
-#: reference counting alone (see docs/benchmarks.md, "Profile").
-GC_THRESHOLD = (50_000, 20, 100)
-
-
 def tune_gc() -> None:
-    """Collect less often, and never scan what was loaded at start-up (modules, the games)."""
+    """Never scan what was loaded at start-up (modules, the games, the app) again: frozen
+    objects stay out of every collection. Python's collection thresholds are kept: larger
+    ones (tried up to 50,000 allocations for the youngest generation) save no CPU per action
+    here and make each collection longer, which showed up as a 1.5x worse p99 under load
+    (docs/benchmarks.md, "Profile")."""
     gc.collect()
     gc.freeze()
-    gc.set_threshold(*GC_THRESHOLD)
 
 
 def _get(url: str) -> Any:

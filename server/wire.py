@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from enum import StrEnum
+from operator import is_
 from typing import Any
 
 import msgpack
@@ -57,9 +58,8 @@ def encode_many(messages: Sequence[dict[str, Any]], fmt: Format) -> list[Frame]:
     """Encode the messages of one fan-out; each frame equals ``encode(message, fmt)``.
 
     The seats of a room get messages that differ in a few fields and share the rest by
-    identity (the room info; a game's public view body, see ``Game.views``). Keys whose value
-    is the same object in every message are encoded once and spliced into every frame, so
-    eight seats cost little more than one.
+    identity (the room info, the events). Keys whose value is the same object in every
+    message are encoded once and spliced into every frame.
     """
     if not messages:
         return []
@@ -67,7 +67,11 @@ def encode_many(messages: Sequence[dict[str, Any]], fmt: Format) -> list[Frame]:
         # JSON is for people debugging with a plain tool: simplicity over speed.
         return [encode(m, fmt) for m in messages]
     frames: list[Frame] = []
-    frames.extend(_MsgpackBatch().dicts(list(messages), depth=2))
+    # One level: what the messages share by identity at the top (the room info, the events)
+    # is packed once; each view is packed whole. Splicing inside the views too was tried: for
+    # views of 0.3-1 KB, finding and joining their shared parts in Python costs more than
+    # msgpack's C packer spends on the whole view (docs/benchmarks.md, "Profile").
+    frames.extend(_MsgpackBatch().dicts(list(messages), depth=0))
     return frames
 
 
@@ -79,21 +83,26 @@ class _MsgpackBatch:
 
     def dicts(self, dicts: list[dict[str, Any]], depth: int) -> list[bytes]:
         first = dicts[0]
-        names = first.keys()
-        if any(d.keys() != names for d in dicts):
+        keys = list(first)
+        rest = dicts[1:]
+        if any(list(d) != keys for d in rest):
             return [self._pack(d) for d in dicts]
-        count = len(dicts)
+        # Which keys hold the same object in every message: one pass in C per message.
+        firsts = list(first.values())
+        if rest:
+            columns = (map(is_, firsts, d.values()) for d in rest)
+            shared = [all(same) for same in zip(*columns, strict=True)]
+        else:
+            shared = [True] * len(keys)
         pack = self._pack
         # Per message, the encoded key/value pairs in order; runs of shared pairs are joined
         # once and the same bytes object is appended to every message.
-        out: list[list[bytes]] = [[self._header(len(first))] for _ in dicts]
+        out: list[list[bytes]] = [[self._header(len(keys))] for _ in dicts]
         shared_run: list[bytes] = []
-        for key in names:
-            values = [d[key] for d in dicts]
-            # Equal values (the same object, nearly always) encode to the same bytes.
-            if values.count(values[0]) == count:
+        for key, value, is_shared in zip(keys, firsts, shared, strict=True):
+            if is_shared:
                 shared_run.append(pack(key))
-                shared_run.append(pack(values[0]))
+                shared_run.append(pack(value))
                 continue
             if shared_run:
                 joined = b"".join(shared_run)
@@ -101,13 +110,14 @@ class _MsgpackBatch:
                     parts.append(joined)
                 shared_run = []
             packed_key = pack(key)
+            values = [d[key] for d in dicts]
             if depth > 0 and all(type(v) is dict for v in values):
                 packed = self.dicts(values, depth - 1)
             else:
                 packed = [pack(v) for v in values]
-            for parts, value in zip(out, packed, strict=True):
+            for parts, one in zip(out, packed, strict=True):
                 parts.append(packed_key)
-                parts.append(value)
+                parts.append(one)
         if shared_run:
             joined = b"".join(shared_run)
             for parts in out:
