@@ -53,14 +53,20 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Collections of the youngest two generations as Python makes them (700 allocations, then
+#: every 10th), but a full collection only after 1,000 of the middle one instead of 10. A full
+#: collection scans every object the process holds: about half a second, with every client
+#: waiting, at 8,000 connections (docs/benchmarks.md, "Cost growth"). Cycles nearly always
+#: die young and are found by the young collections; the rare older ones wait longer.
+GC_THRESHOLD = (700, 10, 1_000)
+
+
 def tune_gc() -> None:
-    """Never scan what was loaded at start-up (modules, the games, the app) again: frozen
-    objects stay out of every collection. Python's collection thresholds are kept: larger
-    ones (tried up to 50,000 allocations for the youngest generation) save no CPU per action
-    here and make each collection longer, which showed up as a 1.5x worse p99 under load
-    (docs/benchmarks.md, "Profile")."""
+    """Never scan what was loaded at start-up (modules, the games, the app) again, and make
+    full collections rare (see :data:`GC_THRESHOLD`)."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
 
 
 def _get(url: str) -> Any:

@@ -28,6 +28,9 @@ from server.wire import Format, Frame, encode, encode_many
 
 log = logging.getLogger(__name__)
 
+#: Rooms read and compared per step of the periodic check (see :meth:`Hub._check`).
+CHECK_SLICE = 100
+
 
 class Hub:
     def __init__(
@@ -165,34 +168,42 @@ class Hub:
 
         This is what bounds convergence whatever happens to notices (lost on a reconnect,
         never published because a reply was lost, a store restored to an older snapshot):
-        one pipelined read per interval for all local rooms."""
+        one pipelined read per interval per slice of local rooms."""
         while True:
             await asyncio.sleep(self._settings.check_interval)
             codes = list(self._rooms)
-            try:
-                stamps = await self._store.stamps(codes)
-            except StoreError:
+            # In slices, each its own read: a thousand rooms checked in one go would hold up
+            # every player on this instance for tens of milliseconds once a second.
+            for start in range(0, len(codes), CHECK_SLICE):
+                if not await self._check_slice(codes[start : start + CHECK_SLICE]):
+                    break  # the store does not answer: the next round tries again
+
+    async def _check_slice(self, codes: list[str]) -> bool:
+        try:
+            stamps = await self._store.stamps(codes)
+        except StoreError:
+            return False
+        for code in codes:
+            stamp = stamps.get(code)
+            conns = self._rooms.get(code)
+            if not conns:
                 continue
-            for code in codes:
-                stamp = stamps.get(code)
-                conns = self._rooms.get(code)
-                if not conns:
-                    continue
-                if stamp is None or not self._service.holds(stamp, code):
-                    self._metrics.caught_up += 1
-                    self.refresh(code)
-                elif stamp.version != self._sent.get(code, 0) or any(
-                    c.sent_version < stamp.version for c in conns
-                ):
-                    # A connection can be behind what the room sent (its first snapshot
-                    # failed while the store was down, a sync that could not be answered).
-                    self.refresh(code)
-                else:
-                    room = self._service.cached(code)
-                    if room is not None:
-                        # A bot move or timer dropped while the store was down is planned
-                        # again here, not only at the next presence heartbeat.
-                        self._bots.consider(room, self._presence.get(code, frozenset()))
+            if stamp is None or not self._service.holds(stamp, code):
+                self._metrics.caught_up += 1
+                self.refresh(code)
+            elif stamp.version != self._sent.get(code, 0) or any(
+                c.sent_version < stamp.version for c in conns
+            ):
+                # A connection can be behind what the room sent (its first snapshot
+                # failed while the store was down, a sync that could not be answered).
+                self.refresh(code)
+            else:
+                room = self._service.cached(code)
+                if room is not None:
+                    # A bot move or timer dropped while the store was down is planned
+                    # again here, not only at the next presence heartbeat.
+                    self._bots.consider(room, self._presence.get(code, frozenset()))
+        return True
 
     # -- changes -------------------------------------------------------------------------------
 
