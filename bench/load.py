@@ -57,7 +57,7 @@ from tests.processes import free_port
 from tests.redis_process import RedisProcess
 
 SEATS = 8
-#: Seconds before measuring starts (room starts are spread over the first half).
+#: Seconds before measuring starts, flat out (room starts are spread over the first half).
 WARMUP = 4.0
 
 Server = Literal["parlor", "baseline"]
@@ -328,14 +328,18 @@ async def play(
             for i, seat in enumerate(room.seats):
                 rnd = random.Random(r * 100 + i)
                 tasks.append(asyncio.create_task(_player(room, seat, rnd, stop, think)))
+        # At people's pace a game's opening lasts several thinking times; a thousand rooms
+        # all opening within the same two seconds (every seat of each acting at once in
+        # Number Swap) would be a burst no real server sees.
+        warmup = WARMUP if not think else max(WARMUP, 8 * think)
         # Rooms start spread over the warm-up, as rooms of real people do, and the warm-up is
         # left out of every figure: a hundred rooms starting in the same millisecond (every
         # seat of each acting at once in Number Swap's opening) is a burst no real server sees.
         for room in all_rooms:
             # The host's first seq; its player's next command uses last_seq + 1.
             await room.seats[0].ws.send(pack({"type": "start", "seq": 1}))
-            await asyncio.sleep(WARMUP / 2 / len(all_rooms))
-        await asyncio.sleep(WARMUP / 2)
+            await asyncio.sleep(warmup / 2 / len(all_rooms))
+        await asyncio.sleep(warmup / 2)
         rss_before = rss_kib(pid)
         reset_command_calls(served.redis)
         actions_before = sum(r.actions for r in all_rooms)
