@@ -1,0 +1,95 @@
+"""What each piece of the server's work for one action costs, outside any socket (not a test).
+
+Plays random legal moves in a real 8-seat Number Swap room through the server's own functions,
+one after another in one process, and times each piece the hub and the service run per
+accepted action: decode and validate the message, the command (rules ``apply`` and the
+exactly-once bookkeeping), the move-log entry, the room record for the store, the room info,
+the eight seats' views, their state messages and their frames, the acknowledgement.
+
+    python -m bench.action_pieces --actions 3000
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rules.codec import pack
+from server import commands, rooms, views
+from server.commands import Context, Limits
+from server.protocol import client_message
+from server.wire import Format, decode, encode_many
+
+SEATS = 8
+
+
+def _messages(
+    room: rooms.Room, info: dict[str, Any], seat_views: dict[int | None, Any], events: Any
+) -> list[dict[str, Any]]:
+    return [views.state_message(room, info, i, seat_views[i], events) for i in range(SEATS)]
+
+
+def measure(actions: int, seed: int = 1) -> dict[str, float]:
+    room = rooms.new_room("ABCDE", "numberswap", {}, 0.0, 0.0)
+    for i in range(SEATS):
+        room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
+    host = room.seats[0].id
+    room = commands.start(room, host, seed, 0.0).room
+    ctx = Context(now=1.0, seed=seed, limits=Limits())
+    rnd = random.Random(seed)
+    spent: dict[str, float] = {}
+
+    def timed(name: str, work: Callable[..., Any], *args: Any) -> Any:
+        started = time.perf_counter()
+        result = work(*args)
+        spent[name] = spent.get(name, 0.0) + time.perf_counter() - started
+        return result
+
+    seqs = {s.id: 0 for s in room.seats}
+    done = 0
+    while done < actions:
+        if room.phase.value != "playing":
+            seqs[host] += 1
+            room = commands.rematch(room, host, rnd.randrange(1 << 30), 1.0).room
+            continue
+        state = room.state
+        index = rnd.choice(sorted(room.game.to_act(state)))
+        seat_id = room.seats[index].id
+        action = rnd.choice(room.game.legal_view(state, index))
+        seqs[seat_id] = max(seqs[seat_id], room.seats[index].last_seq) + 1
+        frame = pack({"type": "act", "seq": seqs[seat_id], "action": action})
+        raw = timed("decode", decode, frame, Format.MSGPACK)
+        message = timed("validate", client_message.validate_python, raw)
+        change = timed("command", commands.seated, room, seat_id, message, ctx)
+        new = change.room
+        timed("log entry", pack, {**(change.entry or {}), "at": 1.0})
+        timed("room record", rooms.encode, new)
+        connected = frozenset(s.id for s in new.seats)
+        info = timed("room info", views.room_info, new, connected, 1.0)
+        seat_views = timed("views", views.seat_views, new, list(range(SEATS)))
+        events = views.events_since(new, new.version - 1)
+        messages = timed("state messages", _messages, new, info, seat_views, events)
+        timed("frames", encode_many, messages, Format.MSGPACK)
+        ack = {"type": "ack", "seq": 1, "version": new.version, "duplicate": False}
+        timed("ack", pack, ack)
+        room = new
+        done += 1
+    result = {name: round(1e6 * seconds / actions, 1) for name, seconds in spent.items()}
+    result["total"] = round(sum(result.values()), 1)
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=3000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    for name, us in measure(args.actions, args.seed).items():
+        print(f"{name:15} {us:7.1f} µs per action")
+
+
+if __name__ == "__main__":
+    main()
