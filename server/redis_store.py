@@ -232,26 +232,29 @@ class RedisStore(Store):
         shard failed), and a channel whose slot moved is subscribed again on its new master."""
         shards: dict[str, _Shard] = {}
         delay = 0.05
+        stale = False
         try:
             while True:
                 self._wake.clear()
                 try:
-                    await self._reconcile(shards)
-                    delay, wait = 0.05, 1.0
+                    await self._reconcile(shards, stale)
+                    delay, wait, stale = 0.05, 1.0, False
                 except (RedisError, OSError) as exc:
                     log.warning("notice subscriptions failed (%s); trying again", exc)
-                    delay, wait = min(delay * 2, 1.0), delay
+                    delay, wait, stale = min(delay * 2, 1.0), delay, True
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), wait)
         finally:
             for shard in shards.values():
                 await shard.close()
 
-    async def _reconcile(self, shards: dict[str, _Shard]) -> None:
+    async def _reconcile(self, shards: dict[str, _Shard], stale: bool) -> None:
+        """Subscribe each watched room on its node; ``stale``: the last try failed, so the
+        cluster's slot map may be out of date too (a master died: its replica takes over)."""
         failed = [name for name, shard in shards.items() if shard.failed]
         for name in failed:
             await shards.pop(name).close()
-        if failed and self._cluster:
+        if (failed or stale) and self._cluster:
             await self._redis.nodes_manager.initialize()
         routes = {code: self._node_of(code) for code in self._watched}
         for name, shard in list(shards.items()):

@@ -62,6 +62,8 @@ class RedisCluster:
                 *["--cluster-port", str(free_port())],
                 # A replica takes over however long it was cut off from its master.
                 *["--cluster-replica-validity-factor", "0"],
+                # A new replica's first full sync starts at once, not after Redis's 5 s delay.
+                *["--repl-diskless-sync-delay", "0"],
             ]
             self.nodes.append(RedisProcess(flags=flags, workdir=self.dir / f"node{i}"))
 
@@ -84,8 +86,10 @@ class RedisCluster:
         return self
 
     def wait_ok(self, timeout: float = 30.0) -> None:
-        """Until every live node reports ``cluster_state:ok`` and they agree on who the masters
-        are (each with every slot it should have)."""
+        """Until every live node reports ``cluster_state:ok``, they agree on who the masters
+        are (each with every slot it should have), and every live replica is in sync with its
+        master (``cluster_state:ok`` comes before a new replica's first full sync ends, and a
+        master killed before that would lose everything)."""
 
         def ok() -> bool:
             views = set()
@@ -94,6 +98,12 @@ class RedisCluster:
                     if client.cluster("info")["cluster_state"] != "ok":
                         return False
                     views.add(tuple(sorted(self._masters_seen_by(client))))
+                    replication = client.info("replication")
+                    if replication["role"] == "slave" and (
+                        replication["master_link_status"] != "up"
+                        or replication.get("master_sync_in_progress")
+                    ):
+                        return False
             return len(views) == 1 and len(next(iter(views))) == len(self.nodes) // (
                 1 + self.replicas
             )
