@@ -239,8 +239,9 @@ class RedisStore(Store):
                 try:
                     await self._reconcile(shards, stale)
                     delay, wait, stale = 0.05, 1.0, False
-                except (RedisError, OSError) as exc:
-                    log.warning("notice subscriptions failed (%s); trying again", exc)
+                except Exception as exc:
+                    # Whatever went wrong, the listener must carry on (or no notice arrives).
+                    log.warning("notice subscriptions failed (%r); trying again", exc)
                     delay, wait, stale = min(delay * 2, 1.0), delay, True
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), wait)
@@ -258,9 +259,9 @@ class RedisStore(Store):
             await self._redis.nodes_manager.initialize()
         routes = {code: self._node_of(code) for code in self._watched}
         for name, shard in list(shards.items()):
-            stale = {c for c in shard.codes if c not in routes or routes[c][0] != name}
-            if stale:
-                await shard.remove(stale)
+            moved = {c for c in shard.codes if c not in routes or routes[c][0] != name}
+            if moved:
+                await shard.remove(moved)
             if not shard.codes:
                 await shards.pop(name).close()
         wanted: dict[str, set[str]] = {}
