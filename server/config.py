@@ -114,6 +114,9 @@ class Settings:
     host: str = "127.0.0.1"
     port: Annotated[int, Range(1, 65535)] = 8000
     redis_url: RedisUrl = ""
+    #: ``redis_url`` names one node of a Redis Cluster: use the cluster client (every master,
+    #: sharded pub/sub). Without ``redis_url`` it has no effect.
+    redis_cluster: bool = False
     #: The SQLite file of the embedded store (used without ``redis_url``); None: the per-user
     #: data directory, see :func:`data_file`.
     data_path: Path | None = None

@@ -99,6 +99,8 @@ class Hub:
         conn.code = code
         first = code not in self._rooms
         self._rooms.setdefault(code, set()).add(conn)
+        if first:
+            self._store.watch(code)
         if conn.seat_id is not None:
             local = self._local.setdefault(code, Counter())
             local[conn.seat_id] += 1
@@ -128,6 +130,7 @@ class Hub:
                 changed = True
         if not conns:
             del self._rooms[code]
+            self._store.unwatch(code)
             self._local.pop(code, None)
             self._presence.pop(code, None)
             self._sent.pop(code, None)
@@ -217,8 +220,9 @@ class Hub:
     def on_notice(self, notice: Notice) -> None:
         if notice.kind is NoticeKind.RESYNC:
             self._metrics.resyncs += 1
-            for code in list(self._rooms):
-                self.refresh(code, presence=True)
+            for code in list(self._rooms) if notice.code == "*" else [notice.code]:
+                if code in self._rooms:
+                    self.refresh(code, presence=True)
             return
         if notice.kind is NoticeKind.CHANGE:
             self._service.heard(notice.code, notice.version)

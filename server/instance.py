@@ -25,7 +25,10 @@ log = logging.getLogger("parlor")
 def make_store(settings: Settings) -> Store:
     if settings.redis_url:
         return RedisStore(
-            settings.redis_url, log_max=settings.log_max, timeout=settings.redis_timeout
+            settings.redis_url,
+            log_max=settings.log_max,
+            timeout=settings.redis_timeout,
+            cluster=settings.redis_cluster,
         )
     if settings.ephemeral:
         return MemoryStore(log_max=settings.log_max)
@@ -64,7 +67,8 @@ class Instance:
                 " set REDIS_URL to share)"
             )
         else:
-            log.info("parlor: Redis store; instance %s", self.id)
+            cluster = " (cluster)" if self.settings.redis_cluster else ""
+            log.info("parlor: Redis store%s; instance %s", cluster, self.id)
 
     async def close(self) -> None:
         await self.bots.close()

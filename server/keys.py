@@ -7,9 +7,6 @@ slot and the compare-and-set script may touch all of them.
 from __future__ import annotations
 
 PREFIX = "parlor"
-#: One channel for every notice: instances filter by room code. Simple and race-free (it is
-#: subscribed once at start-up); see docs/architecture.md for when to shard it.
-NOTICES = f"{PREFIX}:notices"
 ROOM_PATTERN = f"{PREFIX}:room:{{*}}"
 
 
@@ -27,6 +24,13 @@ def presence(code: str) -> str:
     """Hash: instance id -> ``"<expires at, ms since the epoch>|<seat ids, comma-separated>"``
     (the seats with a connection on that instance; an expired claim counts for nothing)."""
     return f"{PREFIX}:room:{{{code}}}:presence"
+
+
+def notices(code: str) -> str:
+    """Sharded pub/sub channel (``SPUBLISH``) of the room's notices: same hash tag, so on a
+    cluster it is served by the master that holds the room, and the save script may publish
+    to it. An instance subscribes only to the rooms it has connections in."""
+    return f"{PREFIX}:room:{{{code}}}:notices"
 
 
 def code_of(room_key: str) -> str | None:

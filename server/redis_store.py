@@ -1,8 +1,10 @@
 """The Redis store: production backend, shared by any number of server instances.
 
 Every accepted change is one Lua script: compare the version, write the record, append to the
-move log (a Stream), refresh the time-to-live and PUBLISH a notice, atomically. Keys come from
-:mod:`server.keys`; a room's keys share one hash tag so the script is single-slot on a cluster.
+move log (a Stream), refresh the time-to-live and SPUBLISH a notice on the room's own sharded
+channel, atomically. Keys come from :mod:`server.keys`; a room's keys and channel share one hash
+tag, so the script is single-slot on a Redis Cluster and its notice is published by the master
+holding the room. An instance subscribes only to the rooms it has connections in.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import logging
 import time
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
@@ -68,7 +71,7 @@ redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[2], 'e', ARGV
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
-redis.call('PUBLISH', ARGV[7], ARGV[8])
+redis.call('SPUBLISH', ARGV[7], ARGV[8])
 return 1
 """
 
@@ -78,7 +81,7 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl <= 0 then return 0 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[2], ttl)
-if ARGV[4] ~= '' then redis.call('PUBLISH', ARGV[3], ARGV[4]) end
+if ARGV[4] ~= '' then redis.call('SPUBLISH', ARGV[3], ARGV[4]) end
 return 1
 """
 
@@ -89,105 +92,243 @@ def _tag(tag: bytes | None, version: bytes) -> str:
     return tag.decode() if tag else f"v{version.decode()}"
 
 
+class _Shard:
+    """One pub/sub connection to one Redis node (the node itself, or a cluster master) and the
+    room channels subscribed to there.
+
+    Its client never retries, so a lost connection ends :meth:`_read`, and the store's
+    supervisor builds a new shard. Every ``ssubscribe`` confirmation (the first one, and any
+    redis-py sends again after reconnecting silently) becomes a RESYNC notice for that room:
+    notices may have been missed before it."""
+
+    def __init__(self, store: RedisStore, name: str, client: aioredis.Redis) -> None:
+        self.name = name
+        self.codes: set[str] = set()
+        self._store = store
+        self._client = client
+        self._pubsub = client.pubsub(ignore_subscribe_messages=False)
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self._reader is not None and self._reader.done()
+
+    async def add(self, codes: set[str]) -> None:
+        # One SSUBSCRIBE per channel: on a cluster, channels of several slots in one command
+        # are refused (CROSSSLOT).
+        for code in sorted(codes):
+            await self._pubsub.ssubscribe(keys.notices(code))
+            self.codes.add(code)
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read())
+            self._reader.add_done_callback(lambda _: self._store._wake_up())
+
+    async def remove(self, codes: set[str]) -> None:
+        for code in sorted(codes):
+            self.codes.discard(code)
+            await self._pubsub.sunsubscribe(keys.notices(code))
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                message = await self._pubsub.get_message(timeout=1.0)
+                if message is None:
+                    continue
+                kind = message.get("type")
+                if kind == "smessage":
+                    self._store._deliver(message["data"])
+                    continue
+                code = keys.code_of(message.get("channel", b"").decode().removesuffix(":notices"))
+                if code is None or code not in self.codes:
+                    continue
+                if kind == "ssubscribe":
+                    self._store._hand(Notice(NoticeKind.RESYNC, code, 0, ""))
+                elif kind == "sunsubscribe":
+                    # Not asked for: the node no longer serves the room's slot (resharding,
+                    # or it became a replica). The supervisor routes it again.
+                    log.info("notices of %s unsubscribed by %s; routing again", code, self.name)
+                    return
+        except (RedisError, OSError) as exc:
+            log.warning("notice listener lost Redis %s (%s); reconnecting", self.name, exc)
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(Exception):
+            await self._client.aclose()
+
+
 class RedisStore(Store):
+    """``cluster``: ``url`` names one node of a Redis Cluster (see docs/deploy.md)."""
+
     kind = "redis"
 
-    def __init__(self, url: str, log_max: int = 10_000, timeout: float = 1.0) -> None:
+    def __init__(
+        self, url: str, log_max: int = 10_000, timeout: float = 1.0, *, cluster: bool = False
+    ) -> None:
         self._url = url
         self._log_max = log_max
         self._timeout = timeout
+        self._cluster = cluster
         # Every call gives up after ``timeout`` (a frozen Redis must not freeze the players).
         # Reads may be retried once on a fresh connection (a pooled one may be dead after a
         # Redis restart). Writes never are: a write whose reply was lost may have happened,
-        # and only the caller, by reading the record again, can tell (see store.py).
+        # and only the caller, by reading the record again, can tell (see store.py). The
+        # cluster client follows MOVED and ASK redirections whatever its retries: a
+        # redirected command was not run.
         common: dict[str, Any] = {
             "decode_responses": False,
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
             "retry_on_error": [RedisConnectionError, RedisTimeoutError],
         }
-        self._redis: aioredis.Redis = aioredis.Redis.from_url(
-            url, retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=1), **common
-        )
-        self._writes: aioredis.Redis = aioredis.Redis.from_url(
-            url, retry=Retry(NoBackoff(), retries=0), **common
-        )
+        reads = Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=1)
+        writes = Retry(NoBackoff(), retries=0)
+        self._redis: Any
+        self._writes: Any
+        if cluster:
+            self._redis = aioredis.RedisCluster.from_url(url, retry=reads, **common)
+            self._writes = aioredis.RedisCluster.from_url(url, retry=writes, **common)
+        else:
+            self._redis = aioredis.Redis.from_url(url, retry=reads, **common)
+            self._writes = aioredis.Redis.from_url(url, retry=writes, **common)
         self._create = self._writes.register_script(_CREATE)
         self._save = self._writes.register_script(_SAVE)
         self._presence = self._redis.register_script(_PRESENCE)
-        self._listener: asyncio.Task[None] | None = None
+        self._on_notice: NoticeHandler | None = None
+        #: Rooms whose notices this instance wants (see :meth:`watch`).
+        self._watched: set[str] = set()
+        self._wake = asyncio.Event()
+        self._supervisor: asyncio.Task[None] | None = None
 
     async def open(self, on_notice: NoticeHandler) -> None:
         await self.ping()
-        ready = asyncio.Event()
-        self._listener = asyncio.create_task(self._listen(on_notice, ready))
-        # Subscribed before we serve anyone, so no notice after start-up can be missed.
-        await asyncio.wait_for(ready.wait(), timeout=10)
+        self._on_notice = on_notice
+        self._supervisor = asyncio.create_task(self._supervise())
 
-    async def _listen(self, on_notice: NoticeHandler, ready: asyncio.Event) -> None:
-        """Deliver notices; after every (re)subscription, tell the instance to resync.
+    def watch(self, code: str) -> None:
+        if code not in self._watched:
+            self._watched.add(code)
+            self._wake_up()
 
-        Its own client never retries, so a lost connection surfaces here and is replaced by a
-        new subscription. Every ``subscribe`` confirmation after the first one means notices
-        may have been missed in between (redis-py can also resubscribe silently on
-        reconnect), so each one becomes a RESYNC."""
+    def unwatch(self, code: str) -> None:
+        if code in self._watched:
+            self._watched.discard(code)
+            self._wake_up()
+
+    def _wake_up(self) -> None:
+        self._wake.set()
+
+    async def _supervise(self) -> None:
+        """Keep one subscription per watched room, on the node that serves its channel.
+
+        Woken by :meth:`watch`, :meth:`unwatch` and a failed shard, and once a second anyway:
+        on a cluster the slot map may have changed meanwhile (a failover, resharding; the
+        cluster client learns it from MOVED replies and from re-reading the topology after a
+        shard failed), and a channel whose slot moved is subscribed again on its new master."""
+        shards: dict[str, _Shard] = {}
         delay = 0.05
-        client: aioredis.Redis = aioredis.Redis.from_url(
-            self._url,
-            decode_responses=False,
-            socket_connect_timeout=self._timeout,
-            retry=Retry(NoBackoff(), retries=0),
-        )
+        stale = False
         try:
             while True:
-                pubsub = client.pubsub(ignore_subscribe_messages=False)
+                self._wake.clear()
                 try:
-                    await pubsub.subscribe(keys.NOTICES)
-                    while True:
-                        message = await pubsub.get_message(timeout=1.0)
-                        if message is None:
-                            continue
-                        kind = message.get("type")
-                        if kind == "subscribe":
-                            if ready.is_set():
-                                self._hand(on_notice, Notice(NoticeKind.RESYNC, "*", 0, ""))
-                            ready.set()
-                            delay = 0.05
-                        elif kind == "message":
-                            self._deliver(on_notice, message["data"])
-                except (RedisError, OSError) as exc:
-                    log.warning("notice listener lost Redis (%s); reconnecting", exc)
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, 1.0)
-                finally:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()  # type: ignore[no-untyped-call]
+                    await self._reconcile(shards, stale)
+                    delay, wait, stale = 0.05, 1.0, False
+                except Exception as exc:
+                    # Whatever went wrong, the listener must carry on (or no notice arrives).
+                    log.warning("notice subscriptions failed (%r); trying again", exc)
+                    delay, wait, stale = min(delay * 2, 1.0), delay, True
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), wait)
         finally:
-            with contextlib.suppress(Exception):
-                await client.aclose()
+            for shard in shards.values():
+                await shard.close()
 
-    @staticmethod
-    def _deliver(on_notice: NoticeHandler, data: bytes) -> None:
+    async def _reconcile(self, shards: dict[str, _Shard], stale: bool) -> None:
+        """Subscribe each watched room on its node; ``stale``: the last try failed, so the
+        cluster's slot map may be out of date too (a master died: its replica takes over)."""
+        failed = [name for name, shard in shards.items() if shard.failed]
+        for name in failed:
+            await shards.pop(name).close()
+        if (failed or stale) and self._cluster:
+            await self._redis.nodes_manager.initialize()
+        routes = {code: self._node_of(code) for code in self._watched}
+        for name, shard in list(shards.items()):
+            moved = {c for c in shard.codes if c not in routes or routes[c][0] != name}
+            if moved:
+                await shard.remove(moved)
+            if not shard.codes:
+                await shards.pop(name).close()
+        wanted: dict[str, set[str]] = {}
+        for code, (name, _, _) in routes.items():
+            if name not in shards or code not in shards[name].codes:
+                wanted.setdefault(name, set()).add(code)
+        for name, codes in wanted.items():
+            if name not in shards:
+                _, host, port = routes[next(iter(codes))]
+                shards[name] = _Shard(self, name, self._subscriber(host, port))
+            shard = shards[name]
+            try:
+                await shard.add(codes)
+            except BaseException:
+                await shards.pop(name).close()
+                raise
+
+    def _node_of(self, code: str) -> tuple[str, str, int]:
+        """The node serving the room's channel: (name, host, port); on one Redis, always it."""
+        if not self._cluster:
+            return ("redis", "", 0)
+        node = self._redis.get_node_from_key(keys.notices(code))
+        if node is None:
+            raise RedisConnectionError(f"no node serves room {code}")
+        return (node.name, node.host, node.port)
+
+    def _subscriber(self, host: str, port: int) -> aioredis.Redis:
+        options: dict[str, Any] = {
+            "decode_responses": False,
+            "socket_connect_timeout": self._timeout,
+            "retry": Retry(NoBackoff(), retries=0),
+        }
+        if not self._cluster:
+            return aioredis.Redis.from_url(self._url, **options)
+        # The cluster URL's credentials and TLS apply to every node.
+        parsed = urlsplit(self._url)
+        url = parsed._replace(
+            netloc=f"{parsed.netloc.rpartition('@')[0]}@{host}:{port}"
+            if "@" in parsed.netloc
+            else f"{host}:{port}",
+            path="",
+        )
+        return aioredis.Redis.from_url(urlunsplit(url), **options)
+
+    def _deliver(self, data: bytes) -> None:
         try:
             notice = Notice.decode(data.decode())
         except (ValueError, UnicodeDecodeError):
             log.warning("ignoring a malformed notice: %r", data)
             return
-        RedisStore._hand(on_notice, notice)
+        self._hand(notice)
 
-    @staticmethod
-    def _hand(on_notice: NoticeHandler, notice: Notice) -> None:
+    def _hand(self, notice: Notice) -> None:
+        if self._on_notice is None:
+            return
         try:
-            on_notice(notice)
+            self._on_notice(notice)
         except Exception:
             # One bad notice must not end the listener (and with it every notice after).
             log.exception("handling notice %r failed", notice)
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
+        if self._supervisor is not None:
+            self._supervisor.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
+                await self._supervisor
+        self._on_notice = None
         await self._redis.aclose()
         await self._writes.aclose()
 
@@ -240,7 +381,7 @@ class RedisStore(Store):
                     entry,
                     int(ttl * 1000),
                     self._log_max,
-                    keys.NOTICES,
+                    keys.notices(code),
                     notice.encode(),
                     tag,
                     *(part for v, e in earlier for part in (str(v), e)),
@@ -294,7 +435,12 @@ class RedisStore(Store):
         await self._call(
             self._presence(
                 keys=[keys.room(code), keys.presence(code)],
-                args=[instance, claim, keys.NOTICES, "" if notice is None else notice.encode()],
+                args=[
+                    instance,
+                    claim,
+                    keys.notices(code),
+                    "" if notice is None else notice.encode(),
+                ],
             )
         )
 

@@ -6,11 +6,15 @@ The store knows nothing of rooms beyond opaque bytes and a version number. Its p
 * every write gives the record a new random ``tag``; ``save`` is one compare-and-set on the
   tag the caller last read that, in the same atomic step, writes the record, appends the entry
   to the room's move log, refreshes the room's time-to-live and publishes a notice to every
-  instance. It either all happens or none of it does. Comparing tags rather than versions
-  means a record read before the store went back in time (a restore, a failover to a lagging
-  replica) can never overwrite one written after, even at the same version number.
+  instance watching the room. It either all happens or none of it does. Comparing tags rather
+  than versions means a record read before the store went back in time (a restore, a failover
+  to a lagging replica) can never overwrite one written after, even at the same version number.
 * notices are a hint, not a guarantee: they may be lost (a reconnect, a restart), so an
-  instance also compares ``stamps`` of the rooms it serves with what it has.
+  instance also compares ``stamps`` of the rooms it serves with what it has. An instance
+  ``watch``es the rooms it has connections in; a store may deliver notices of other rooms too
+  (the embedded ones deliver all), and one that subscribes per room (Redis) sends a RESYNC
+  notice for the room each time a subscription to it is (re)established, since notices may
+  have been missed before it.
 * no write is retried blindly: a write whose reply was lost raises ``StoreUnavailable`` and the
   caller reads the record again to learn whether it happened.
 """
@@ -66,7 +70,8 @@ def new_tag() -> str:
 class NoticeKind(StrEnum):
     CHANGE = "c"
     PRESENCE = "p"
-    #: Sent by a store to its own instance after a reconnect: notices may have been missed.
+    #: Sent by a store to its own instance after a (re)subscription: notices of room ``code``
+    #: (of every room, for ``"*"``) may have been missed.
     RESYNC = "r"
 
 
@@ -101,6 +106,16 @@ class Store(ABC):
 
     @abstractmethod
     async def close(self) -> None: ...
+
+    def watch(self, code: str) -> None:
+        """Deliver the notices of room ``code`` from now on (this instance now has connections
+        in it). Returns at once; a store that must subscribe first sends a RESYNC notice for
+        the room once it has, so nothing published in between stays missed."""
+        return None
+
+    def unwatch(self, code: str) -> None:
+        """The notices of room ``code`` are no longer needed (its last connection here left)."""
+        return None
 
     @abstractmethod
     async def ping(self) -> None:

@@ -14,6 +14,7 @@ from typing import Literal
 import pytest
 
 from rules.registry import all_games, register, unregister
+from tests.redis_cluster import RedisCluster
 from tests.redis_process import RedisProcess
 from tests.server.harness import flush
 from tests.server.toygame import ToyGame
@@ -56,6 +57,21 @@ def redis_url() -> Iterator[str]:
     """One redis-server for the session (persistence off)."""
     with RedisProcess() as redis:
         yield redis.url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisCluster]:
+    """One Redis Cluster for the session: three masters, one replica each (six redis-servers).
+    A test that kills a node takes its own (see test_redis_cluster.py)."""
+    with RedisCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture
+def redis_cluster_clean(redis_cluster: RedisCluster) -> str:
+    """The session's cluster, every master flushed before the test; its URL."""
+    redis_cluster.flush()
+    return redis_cluster.url
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """The one storage contract, run against all three stores (memory, SQLite in a temporary file,
-and a real redis-server), then what is particular to SQLite: a file that outlives the process."""
+and Redis: a real redis-server, and a real three-master Redis Cluster), then what is
+particular to SQLite: a file that outlives the process."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def clock() -> Clock:
 LOG_MAX = 20
 
 
-@pytest.fixture(params=["memory", "sqlite", "redis"])
+@pytest.fixture(params=["memory", "sqlite", "redis", "cluster"])
 async def store(
     request: pytest.FixtureRequest, clock: Clock, tmp_path: Path
 ) -> AsyncIterator[Store]:
@@ -57,6 +58,10 @@ async def store(
         redis_url: str = request.getfixturevalue("redis_url")
         await flush(redis_url)
         made = RedisStore(redis_url, log_max=LOG_MAX)
+    elif request.param == "cluster":
+        made = RedisStore(
+            request.getfixturevalue("redis_cluster_clean"), log_max=LOG_MAX, cluster=True
+        )
     elif request.param == "sqlite":
         made = SqliteStore(tmp_path / "rooms.sqlite3", clock=clock, log_max=LOG_MAX)
     else:
@@ -81,12 +86,24 @@ async def expire(store: Store, code: str, clock: Clock | None) -> None:
         else:
             clock.now += 10**6
     else:
-        client = aioredis.Redis.from_url(store._url)
+        client: Any = (
+            aioredis.RedisCluster.from_url(store._url)
+            if store._cluster
+            else aioredis.Redis.from_url(store._url)
+        )
         await client.pexpire(keys.room(code), 1)
         await client.aclose()
     async with asyncio.timeout(5):
         while await store.load(code) is not None:
             await asyncio.sleep(0.005)
+
+
+async def watched(store: Store, code: str) -> None:
+    """Watch room ``code``; for Redis, wait until the subscription is live (its RESYNC)."""
+    store.watch(code)
+    if isinstance(store, RedisStore):
+        resync = Notice(NoticeKind.RESYNC, code, 0, "")
+        assert await asyncio.wait_for(store.notices.get(), 5) == resync  # type: ignore[attr-defined]
 
 
 def notice(code: str, version: int) -> Notice:
@@ -171,6 +188,7 @@ async def test_concurrent_saves_exactly_one_wins(store: Store) -> None:
 
 
 async def test_save_publishes_a_notice(store: Store) -> None:
+    await watched(store, "NOTES")
     tag = await store.create("NOTES", b"v1", b"e1", 60)
     assert tag is not None
     await store.save("NOTES", tag, 2, b"v2", b"e2", 60, notice("NOTES", 2))
@@ -179,6 +197,7 @@ async def test_save_publishes_a_notice(store: Store) -> None:
 
 
 async def test_failed_save_publishes_nothing(store: Store) -> None:
+    await watched(store, "QUIET")
     tag = await store.create("QUIET", b"v1", b"e1", 60)
     assert tag is not None
     with pytest.raises(VersionConflict):
@@ -221,6 +240,7 @@ async def test_presence_is_the_union_of_live_claims(store: Store) -> None:
 
 
 async def test_presence_change_can_notify(store: Store) -> None:
+    await watched(store, "HERE3")
     await store.create("HERE3", b"v1", b"e1", 60)
     sent = Notice(NoticeKind.PRESENCE, "HERE3", 0, "a")
     await store.set_presence("HERE3", "a", [1], 30, sent)
