@@ -69,8 +69,10 @@ class RedisCluster:
 
     @property
     def url(self) -> str:
-        """One node's URL: the cluster client learns the others from it."""
-        return f"redis://{LOCALHOST}:{self.nodes[0].port}"
+        """One live node's URL: the cluster client learns the others from it. (A client made
+        after a master was killed must not be pointed at the dead one: it could learn
+        nothing.)"""
+        return f"redis://{LOCALHOST}:{self.live()[0].port}"
 
     def live(self) -> list[RedisProcess]:
         return [n for n in self.nodes if n.process.running]
