@@ -114,12 +114,13 @@ async def serve(
 
 @contextlib.contextmanager
 def serve_process(
-    redis_url: str = "", data_path: Path | None = None
+    redis_url: str = "", data_path: Path | None = None, args: tuple[str, ...] = ()
 ) -> Iterator[tuple[Process, str]]:
     """``parlor serve`` as a real subprocess (for the SIGKILL tests), configured as
     TEST_SETTINGS: on Redis at ``redis_url``, else on the SQLite file ``data_path``, else
-    ephemeral. Its log is ``serve.log`` in a temporary directory; ``start()`` it again after a
-    kill for a restart on the same port and store."""
+    ephemeral; ``args`` are further ``parlor serve`` arguments. Its log is ``serve.log`` in a
+    temporary directory; ``start()`` it again after a kill for a restart on the same port and
+    store."""
     port = free_port()
     env = {
         "REDIS_URL": redis_url,
@@ -134,10 +135,11 @@ def serve_process(
     # `parlor serve`, with the tests' toy game registered alongside the real ones.
     boot = (
         "from rules.registry import register; from tests.server.toygame import ToyGame; "
-        "register(ToyGame()); from server.cli import main; main(['serve'])"
+        "register(ToyGame()); import sys; from server.cli import main; "
+        "sys.exit(main(['serve', *sys.argv[1:]]))"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-c", boot]
+        argv = [sys.executable, "-c", boot, *args]
         log = Path(tmp) / "serve.log"
         server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
         with server:
