@@ -96,7 +96,7 @@ def table(runs: list[dict[str, Any]]) -> str:
     lines.append("| --- " * (len(keys) + 1) + "|")
     for n in counts:
         mine = [r for r in runs if r["workers"] == n]
-        cells = [str(statistics.median(r[key] for r in mine)) for key, _ in keys]
+        cells = [f"{statistics.median(r[key] for r in mine):g}" for key, _ in keys]
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -127,6 +127,9 @@ def serve_process(
         "PARLOR_DATA_PATH": "" if data_path is None else str(data_path),
         "PARLOR_EPHEMERAL": str(not redis_url and data_path is None).lower(),
         "PARLOR_PORT": str(port),
+        # One process (a SIGKILL kills the instance, not a supervisor), unless ``args`` say
+        # ``--workers``: with Redis the default would be one worker per core.
+        "PARLOR_WORKERS": "1",
         "PARLOR_BOT_DELAY": str(TEST_SETTINGS.bot_delay),
         "PARLOR_FLOOD_RATE": str(TEST_SETTINGS.flood_rate),
         "PARLOR_FLOOD_BURST": str(TEST_SETTINGS.flood_burst),
