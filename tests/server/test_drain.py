@@ -82,7 +82,7 @@ async def audit(redis_url: str, code: str, players: list[Roamer]) -> None:
         assert player.state is not None and player.state["version"] == room.version
         assert player.closes, f"{player.name} was on an instance that restarted"
         assert set(player.closes) == {CloseCode.SERVICE_RESTART}, player.closes
-        assert max(player.gaps) < 10, f"{player.name} was away {max(player.gaps):.1f} s"
+        assert max(player.gaps) < 5, f"{player.name} was away {max(player.gaps):.1f} s"
 
 
 def test_a_rolling_restart_under_play_loses_and_doubles_nothing(redis_clean: str) -> None:
