@@ -146,9 +146,16 @@ class Supervisor:
 
     def run(self) -> int:
         # Bind every socket first: a port in use is an error now, not a worker that keeps dying.
-        sockets = [
-            listening_socket(self.settings.host, self.settings.port) for _ in range(self.count)
-        ]
+        host, port = self.settings.host, self.settings.port
+        sockets: list[socket.socket] = []
+        try:
+            for _ in range(self.count):
+                sockets.append(listening_socket(host, port))
+        except OSError as exc:
+            log.error("parlor: cannot listen on %s:%d: %s", host, port, exc)
+            for sock in sockets:
+                sock.close()
+            return 1
         signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
         try:
             for slot, sock in enumerate(sockets):

@@ -19,6 +19,9 @@ import json
 import os
 import random
 import signal
+import socket
+import subprocess
+import sys
 from collections import Counter
 from contextlib import ExitStack
 from pathlib import Path
@@ -28,7 +31,7 @@ from server.protocol import CloseCode
 from server.redis_store import RedisStore
 from tests.processes import Process
 from tests.server.driver import check_log_replays, play, seat_clients, start
-from tests.server.harness import create_room, serve_process
+from tests.server.harness import ROOT, create_room, serve_process
 from tests.server.roaming import Roamer, Table
 
 SEATS = 4
@@ -171,3 +174,21 @@ def test_workers_share_one_port_are_replaced_when_they_die_and_drain_together(
         assert server.exits_within(30), "the supervisor did not end"
         assert server.wait(0) == 0
         assert not [pid for pid in replaced if alive(pid)], "every worker ended"
+
+
+def test_workers_on_a_port_in_use_exit_with_one_clear_line(redis_clean: str) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        done = subprocess.run(
+            [sys.executable, "-m", "server.cli", "serve", "--workers", "2", "--port", port],
+            env={**os.environ, "REDIS_URL": redis_clean},
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
