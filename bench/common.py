@@ -22,9 +22,12 @@ def parlor_serve(
     port: int, log: Path, name: str = "parlor serve", serve: tuple[str, ...] = SERVE, **env: str
 ) -> Process:
     """``parlor serve`` on ``port`` (not started yet), with ``env`` settings on top of the
-    environment; without a ``REDIS_URL`` it keeps rooms in memory (a bench leaves no file).
+    environment; without a ``REDIS_URL`` it keeps rooms in memory (a bench leaves no file). One
+    worker unless ``env`` or ``serve`` say otherwise.
     ``serve``: the Python arguments that run it."""
-    settings = {"PARLOR_PORT": str(port), **env}
+    # One instance process unless asked (``--workers`` in ``serve`` overrides this): the
+    # benches read the CPU and memory of the one process they started.
+    settings = {"PARLOR_PORT": str(port), "PARLOR_WORKERS": "1", **env}
     if not settings.get("REDIS_URL"):
         settings.setdefault("PARLOR_EPHEMERAL", "true")
     argv = [sys.executable, *serve]

@@ -8,6 +8,7 @@ import gc
 import json
 import logging
 import os
+import socket
 import sys
 import urllib.error
 import urllib.request
@@ -17,10 +18,7 @@ from server.config import Settings, SettingsError, variables
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from server.app import create_app
-    from server.serving import uvicorn_options
+    from server.supervisor import Supervisor
 
     # A flag stands for its variable, so it is read and checked the same way.
     env = dict(os.environ)
@@ -29,6 +27,7 @@ def _serve(args: argparse.Namespace) -> int:
         "port": args.port,
         "redis_url": args.redis,
         "ephemeral": "true" if args.ephemeral else None,
+        "workers": args.workers,
     }
     for name, value in flags.items():
         if value is not None:
@@ -38,19 +37,31 @@ def _serve(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"parlor serve: {exc}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    count = settings.worker_count()
+    form = "%(asctime)s %(levelname)s %(name)s %(message)s"
+    if count > 1:
+        form = "%(asctime)s %(levelname)s [%(process)d] %(name)s %(message)s"
+    logging.basicConfig(level=logging.INFO, format=form)
+    if count == 1:
+        return _instance(settings)
+
+    def work(slot: int, sock: socket.socket) -> int:
+        return _instance(settings, sock, worker=True)
+
+    return Supervisor(settings, count, work).run()
+
+
+def _instance(
+    settings: Settings, sock: socket.socket | None = None, *, worker: bool = False
+) -> int:
+    """One instance: the app on ``sock`` (or on the configured address), until drained."""
+    from server.app import create_app
+    from server.serving import uvicorn_options
+    from server.supervisor import run_instance
+
     app = create_app(settings)
     tune_gc()
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        lifespan="on",
-        log_level="info",
-        access_log=False,
-        **uvicorn_options(settings),
-    )
-    return 0
+    return run_instance(settings, app, uvicorn_options(settings), sock, worker=worker)
 
 
 #: Collections of the youngest two generations as Python makes them (700 allocations, then
@@ -120,6 +131,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep rooms in memory only, gone when the server stops (sets PARLOR_EPHEMERAL; "
         "default: the SQLite file PARLOR_DATA_PATH)",
+    )
+    serve.add_argument(
+        "--workers",
+        help="instance processes on the one port (overrides PARLOR_WORKERS; default: one per "
+        "core with Redis, 1 with the embedded store, which allows no more)",
     )
     serve.set_defaults(run=_serve)
     default_url = "http://localhost:8000"

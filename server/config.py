@@ -190,6 +190,9 @@ class Settings:
     ws_ping_timeout: float = 5.0
     #: Seconds a graceful shutdown waits for requests and connections before cancelling them.
     shutdown_timeout: float = 10.0
+    #: Instance processes ``parlor serve`` runs on the one port (SO_REUSEPORT), each a full
+    #: instance. None: one per core with Redis, 1 with the embedded store (which allows no more).
+    workers: Annotated[int | None, Range(1, 1024)] = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
@@ -219,7 +222,19 @@ class Settings:
             low, high = names["min_turn_timer"], names["max_turn_timer"]
             limit = f"at most {high} ({_number(self.max_turn_timer)})"
             return [Problem(low, _number(self.min_turn_timer), limit)]
+        if self.workers is not None and self.workers > 1 and not self.redis_url:
+            only = "1 with the embedded store (set REDIS_URL to run more workers)"
+            return [Problem(variables(type(self))["workers"], str(self.workers), only)]
         return []
+
+    def worker_count(self) -> int:
+        """How many instance processes to run: ``workers``, else one per core available to
+        this process with Redis, and 1 with the embedded store."""
+        if self.workers is not None:
+            return self.workers
+        if not self.redis_url:
+            return 1
+        return max(1, len(os.sched_getaffinity(0)))
 
 
 def data_file(settings: Settings, env: Mapping[str, str] | None = None) -> Path:

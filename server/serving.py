@@ -43,6 +43,7 @@ from websockets.http11 import Request
 from websockets.protocol import OPEN, Protocol
 
 from server.config import Settings
+from server.protocol import CloseCode
 
 log = logging.getLogger(__name__)
 
@@ -254,6 +255,10 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         self._reset_if_closing()
 
     def shutdown(self) -> None:
+        """The instance is draining: close with 1012 "service restart" (uvicorn sends the code
+        without its reason), then as uvicorn does."""
+        if self._open() and not self.disconnected and self.conn.state is OPEN:
+            self._close_now(CloseCode.SERVICE_RESTART, "service restart")
         super().shutdown()
         self._reset_if_closing()
 

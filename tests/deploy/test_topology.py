@@ -69,6 +69,8 @@ def test_compose_file_is_valid_and_matches_what_the_tests_run() -> None:
     spec = compose()
     assert {"redis", "server", "proxy"} <= set(spec["services"])
     assert spec["services"]["server"]["deploy"]["replicas"] == 2
+    # One worker per core per replica (empty PARLOR_WORKERS: the default, cores with Redis).
+    assert spec["services"]["server"]["environment"]["PARLOR_WORKERS"] == "${PARLOR_WORKERS:-}"
     flags = compose_redis_flags()
     assert "--appendonly" in flags and flags[flags.index("--appendonly") + 1] == "yes"
     # Debian's docker-compose validates the file without a Docker engine.

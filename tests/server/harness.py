@@ -114,18 +114,22 @@ async def serve(
 
 @contextlib.contextmanager
 def serve_process(
-    redis_url: str = "", data_path: Path | None = None
+    redis_url: str = "", data_path: Path | None = None, args: tuple[str, ...] = ()
 ) -> Iterator[tuple[Process, str]]:
     """``parlor serve`` as a real subprocess (for the SIGKILL tests), configured as
     TEST_SETTINGS: on Redis at ``redis_url``, else on the SQLite file ``data_path``, else
-    ephemeral. Its log is ``serve.log`` in a temporary directory; ``start()`` it again after a
-    kill for a restart on the same port and store."""
+    ephemeral; ``args`` are further ``parlor serve`` arguments. Its log is ``serve.log`` in a
+    temporary directory; ``start()`` it again after a kill for a restart on the same port and
+    store."""
     port = free_port()
     env = {
         "REDIS_URL": redis_url,
         "PARLOR_DATA_PATH": "" if data_path is None else str(data_path),
         "PARLOR_EPHEMERAL": str(not redis_url and data_path is None).lower(),
         "PARLOR_PORT": str(port),
+        # One process (a SIGKILL kills the instance, not a supervisor), unless ``args`` say
+        # ``--workers``: with Redis the default would be one worker per core.
+        "PARLOR_WORKERS": "1",
         "PARLOR_BOT_DELAY": str(TEST_SETTINGS.bot_delay),
         "PARLOR_FLOOD_RATE": str(TEST_SETTINGS.flood_rate),
         "PARLOR_FLOOD_BURST": str(TEST_SETTINGS.flood_burst),
@@ -134,10 +138,11 @@ def serve_process(
     # `parlor serve`, with the tests' toy game registered alongside the real ones.
     boot = (
         "from rules.registry import register; from tests.server.toygame import ToyGame; "
-        "register(ToyGame()); from server.cli import main; main(['serve'])"
+        "register(ToyGame()); import sys; from server.cli import main; "
+        "sys.exit(main(['serve', *sys.argv[1:]]))"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        argv = [sys.executable, "-c", boot]
+        argv = [sys.executable, "-c", boot, *args]
         log = Path(tmp) / "serve.log"
         server = Process(argv, ready=http_ok(port), log=log, name="parlor serve", env=env, cwd=ROOT)
         with server:

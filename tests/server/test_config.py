@@ -67,7 +67,8 @@ def _sample(kind: Any, marks: tuple[Any, ...], default: Any, tmp: Path) -> tuple
     if kind is bool:
         return str(not default).lower(), not default
     if kind is int:
-        return str(default + 1), default + 1
+        value = 2 if default is None else default + 1
+        return str(value), value
     if kind is float:
         return repr(default + 0.5), default + 0.5
     if kind is Path:
@@ -316,3 +317,22 @@ def test_parlor_serve_is_either_ephemeral_or_on_redis() -> None:
     done = _serve("--ephemeral", "--redis", "redis://localhost:6379/0")
     assert done.returncode == 2
     assert "argument --redis: not allowed with argument --ephemeral" in done.stderr
+
+
+def test_workers_default_to_the_cores_with_redis_and_to_one_with_the_embedded_store() -> None:
+    cores = len(os.sched_getaffinity(0))
+    assert Settings.from_env({}).worker_count() == 1
+    assert Settings.from_env({"REDIS_URL": "redis://r:6379/0"}).worker_count() == cores
+    on_redis = {"REDIS_URL": "redis://r:6379/0", "PARLOR_WORKERS": "3"}
+    assert Settings.from_env(on_redis).worker_count() == 3
+    assert Settings.from_env({"PARLOR_WORKERS": "1"}).worker_count() == 1
+
+
+def test_more_than_one_worker_is_refused_with_the_embedded_store() -> None:
+    with pytest.raises(SettingsError) as refused:
+        Settings.from_env({"PARLOR_WORKERS": "2"})
+    assert "PARLOR_WORKERS='2': expected 1 with the embedded store" in str(refused.value)
+    done = _serve("--workers", "2", "--ephemeral")
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "PARLOR_WORKERS='2': expected 1 with the embedded store" in done.stderr

@@ -202,6 +202,36 @@ def test_sigterm_stops_parlor_serve_despite_a_client_that_never_reads(
         stalled.shut()
 
 
+def test_a_draining_instance_accepts_no_new_connection() -> None:
+    """SIGTERM closes the listening socket before anything else: once a client has read its
+    1012 "service restart", the port refuses connections, while the instance still drains (a
+    client that never reads holds it until the shutdown timeout)."""
+
+    async def drain(port: int, server: Any) -> None:
+        base = f"ws://127.0.0.1:{port}"
+        code = await create_room(f"http://127.0.0.1:{port}", "toy")
+        host = (await seat_clients([base], code, 1))[0]
+        stalled, seat_id = await stalled_seat(base, code, host)
+        await fill_until_dropped(host, seat_id)
+        watcher = await RawWebSocket.open(base, f"/ws/{code}")
+        await watcher.send({"type": "watch"})
+        await watcher.expect("state")
+        server.send_signal(signal.SIGTERM)
+        close = await watcher.read_to_close()
+        assert (close.code, close.reason) == (CloseCode.SERVICE_RESTART, "service restart")
+        assert server.running, "still draining: the stalled client holds it"
+        with pytest.raises(ConnectionRefusedError):
+            await asyncio.open_connection("127.0.0.1", port)
+        watcher.shut()
+        stalled.shut()
+
+    names = ("send_queue", "chat_rate", "chat_burst", "flood_rate", "flood_burst", "create_burst")
+    settings = {name: getattr(SLOW, name) for name in names}
+    with parlor_serve(**settings, close_timeout=600.0, shutdown_timeout=5.0) as (server, port):
+        asyncio.run(drain(port, server))
+        assert server.exits_within(30), "parlor serve hung on SIGTERM"
+
+
 async def closed_with(client: Client, timeout: float = 10.0) -> int:
     """Read until the server closes the connection; its close code."""
     with pytest.raises(ConnectionClosed):
