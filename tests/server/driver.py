@@ -117,3 +117,19 @@ async def check_log_replays(store: Store, code: str) -> rooms.Room:
             state, _ = game.apply(state, entry["seat"], entry["action"])
     assert game.dump_state(state) == game.dump_state(room.state)
     return room
+
+
+async def audit_log(store: Store, code: str, acked: set[tuple[int, int]]) -> rooms.Room:
+    """After a fault: the log replays (:func:`check_log_replays`), no ``(seat, seq)`` of a
+    player's action was applied twice, and every acknowledged one (``acked``) is in the log.
+    The room as stored."""
+    from collections import Counter
+
+    from rules.codec import unpack
+
+    room = await check_log_replays(store, code)
+    entries = [unpack(raw) for _, raw in await store.log(code)]
+    applied = Counter((e["seat"], e["seq"]) for e in entries if e["kind"] == "act")
+    assert all(n == 1 for n in applied.values()), "no action applied twice"
+    assert acked <= set(applied), "every acknowledged action is in the log"
+    return room
