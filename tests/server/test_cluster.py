@@ -35,20 +35,24 @@ async def _two(stack: AsyncExitStack, url: str) -> tuple[RunningServer, RunningS
     return a, b
 
 
+async def play_split(a: RunningServer, b: RunningServer) -> None:
+    """A whole toy game with two players on each instance: every view right, the log
+    replaying, and both instances knowing every seat is connected, wherever its socket is."""
+    code = await create_room(a.http, "toy")
+    clients = await seat_clients([a.ws, b.ws], code, 4, "json")
+    await start(clients[0])
+    finals = await play(clients, seed=11)
+    room = await check_log_replays(a.instance.store, code)
+    game = get_game("toy")
+    for seat, final in enumerate(finals):
+        assert final["view"] == game.view(room.state, seat)
+    for final in finals:
+        assert [s["connected"] for s in final["room"]["seats"]] == [True] * 4
+
+
 async def test_two_instances_play_one_room_with_players_split(redis_clean: str) -> None:
     async with AsyncExitStack() as stack:
-        a, b = await _two(stack, redis_clean)
-        code = await create_room(a.http, "toy")
-        clients = await seat_clients([a.ws, b.ws], code, 4, "json")
-        await start(clients[0])
-        finals = await play(clients, seed=11)
-        room = await check_log_replays(a.instance.store, code)
-        game = get_game("toy")
-        for seat, final in enumerate(finals):
-            assert final["view"] == game.view(room.state, seat)
-        # Both instances know every seat is connected, wherever its socket is.
-        for final in finals:
-            assert [s["connected"] for s in final["room"]["seats"]] == [True] * 4
+        await play_split(*await _two(stack, redis_clean))
 
 
 async def test_bots_move_exactly_once_with_two_instances(redis_clean: str) -> None:

@@ -12,12 +12,12 @@ from dataclasses import replace
 
 import pytest
 
-from rules.registry import get_game
 from server import keys
 from server.redis_store import RedisStore
 from tests.redis_cluster import RedisCluster
-from tests.server.driver import audit_log, check_log_replays, play, seat_clients, start
+from tests.server.driver import audit_log, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
+from tests.server.test_cluster import play_split
 from tests.server.test_faults import FAULT_SETTINGS, acked_acts, play_with_fault
 
 CLUSTER_SETTINGS = replace(TEST_SETTINGS, redis_cluster=True)
@@ -59,17 +59,7 @@ async def test_rooms_are_created_and_listed_on_every_master(
 
 async def test_two_instances_play_one_room_on_a_cluster(redis_cluster_clean: str) -> None:
     async with AsyncExitStack() as stack:
-        a, b = await _two(stack, redis_cluster_clean)
-        code = await create_room(a.http, "toy")
-        clients = await seat_clients([a.ws, b.ws], code, 4, "json")
-        await start(clients[0])
-        finals = await play(clients, seed=11)
-        room = await check_log_replays(a.instance.store, code)
-        game = get_game("toy")
-        for seat, final in enumerate(finals):
-            assert final["view"] == game.view(room.state, seat)
-        for final in finals:
-            assert [s["connected"] for s in final["room"]["seats"]] == [True] * 4
+        await play_split(*await _two(stack, redis_cluster_clean))
 
 
 async def test_an_instance_subscribes_only_to_the_rooms_it_serves(
