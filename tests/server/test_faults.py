@@ -18,6 +18,8 @@ import pytest
 
 from rules.codec import unpack
 from server.redis_store import RedisStore
+from server.rooms import Room
+from server.store import Store
 from tests.redis_process import RedisProcess
 from tests.server.driver import audit_log, choose, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
@@ -64,9 +66,9 @@ def acked_acts(clients: list[Client]) -> set[tuple[int, int]]:
     }
 
 
-async def audit(redis: RedisProcess, code: str, clients: list[Client]) -> None:
-    """Nothing acknowledged lost, nothing applied twice, every client at the final version."""
-    store = RedisStore(redis.url)
+async def audit(store: Store, code: str, clients: list[Client]) -> Room:
+    """Nothing acknowledged lost, nothing applied twice, every client at the final version
+    (``store`` is closed after). The room as stored."""
     try:
         room = await audit_log(store, code, acked_acts(clients))
     finally:
@@ -74,6 +76,7 @@ async def audit(redis: RedisProcess, code: str, clients: list[Client]) -> None:
     for client in clients:
         state = await client.state_at_least(room.version, timeout=5)
         assert state["version"] == room.version
+    return room
 
 
 async def table(
@@ -128,7 +131,7 @@ async def test_redis_killed_and_restarted_mid_game_every_client_converges(
 
         at = clients[0].state["version"] + 8  # type: ignore[index]
         await play_with_fault(servers[1], code, clients, at, kill_and_restart)
-        await audit(redis_proc, code, clients)
+        await audit(RedisStore(redis_proc.url), code, clients)
 
 
 async def test_redis_paused_past_the_timeout_applies_nothing_twice(
@@ -150,7 +153,7 @@ async def test_redis_paused_past_the_timeout_applies_nothing_twice(
         await asyncio.gather(
             *(play_through(c, random.Random(60 + i)) for i, c in enumerate(clients))
         )
-        await audit(redis_proc, code, clients)
+        await audit(RedisStore(redis_proc.url), code, clients)
 
 
 async def test_redis_restored_from_an_older_snapshot_rooms_continue(

@@ -15,10 +15,10 @@ import pytest
 from server import keys
 from server.redis_store import RedisStore
 from tests.redis_cluster import RedisCluster
-from tests.server.driver import audit_log, seat_clients, start
+from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 from tests.server.test_cluster import play_split
-from tests.server.test_faults import FAULT_SETTINGS, acked_acts, play_with_fault
+from tests.server.test_faults import FAULT_SETTINGS, audit, play_with_fault
 
 CLUSTER_SETTINGS = replace(TEST_SETTINGS, redis_cluster=True)
 
@@ -111,14 +111,7 @@ async def test_a_master_killed_mid_game_its_replica_takes_over(own_cluster: Redi
         await play_with_fault(b, code, clients, at, failover)
         assert killed and own_cluster.master_of(keys.room(code)).port != killed[0]
 
-        store = cluster_store(own_cluster.url)
-        try:
-            room = await audit_log(store, code, acked_acts(clients))
-        finally:
-            await store.close()
-        for client in clients:
-            state = await client.state_at_least(room.version, timeout=5)
-            assert state["version"] == room.version
+        room = await audit(cluster_store(own_cluster.url), code, clients)
         assert room.phase.value == "finished"
 
 
