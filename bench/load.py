@@ -244,7 +244,7 @@ async def _player(
         view = state["view"]
         if view["over"]:
             if me.seat == 0 and state["room"]["phase"] == "finished" and me.acted_at != -2:
-                me.acted_at = -2
+                me.acted_at, me.pending = -2, True  # until the rematch is answered
                 me.seq = max(me.seq, state["last_seq"]) + 1
                 await me.ws.send(pack({"type": "rematch", "seq": me.seq}))
             continue

@@ -206,39 +206,68 @@ class RoomService:
 
         Raises :class:`StoreUnavailable` when the store cannot be reached; the command may
         or may not have been applied then, and resending it (same seq, same key) is safe."""
-        future: asyncio.Future[Change] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Change] = loop.create_future()
         waiting = (command, future)
         self._waiting.setdefault(code, []).append(waiting)
         lock = self._locks.get(code)
         if lock is None:
             lock = self._locks[code] = asyncio.Lock()
         try:
-            async with lock:
-                if not future.done():
-                    await self._run(code, self._waiting.pop(code))
+            await lock.acquire()
         except BaseException:
+            self._drop(code, waiting)
+            raise
+        if future.done():  # answered by the batch before
+            lock.release()
+            return future.result()
+        # The batch runs as a task of its own, which lets go of the lock when it is done: the
+        # caller that happened to take the lock may be cancelled (its client went away)
+        # without failing, or racing, the others' commands in the batch.
+        batch = self._waiting.pop(code)
+        task = loop.create_task(self._run(code, batch, lock))
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
             if not future.done():
                 future.cancel()
-                queue = self._waiting.get(code, [])
-                if waiting in queue:
-                    queue.remove(waiting)
             elif not future.cancelled():
-                future.exception()  # this task was cancelled running the batch: retrieved
+                future.exception()  # retrieved: this caller is gone
             raise
         return future.result()
 
-    async def _run(self, code: str, batch: list[tuple[Command, asyncio.Future[Change]]]) -> None:
-        """Run a batch and hand each waiter its outcome."""
+    def _drop(self, code: str, waiting: tuple[Command, asyncio.Future[Change]]) -> None:
+        """A caller gone before its batch was taken: its command is not applied."""
+        future = waiting[1]
+        if not future.cancel() and not future.cancelled():
+            future.exception()  # answered already, but nobody is left to read it
+        queue = self._waiting.get(code)
+        if queue is not None and waiting in queue:
+            queue.remove(waiting)
+            if not queue:
+                del self._waiting[code]
+
+    async def _run(
+        self,
+        code: str,
+        batch: list[tuple[Command, asyncio.Future[Change]]],
+        lock: asyncio.Lock,
+    ) -> None:
+        """Run a batch, hand each waiter its outcome, and let go of the room's lock."""
+        outcomes: list[Change | BaseException]
         try:
-            outcomes = await self._change(code, [command for command, _ in batch])
+            outcomes = await self._change(code, batch)
         except asyncio.CancelledError:
-            # Only the task running the batch was cancelled, not the others waiting on it.
+            # The instance is shutting down: the commands may or may not have been applied.
             lost = StoreUnavailable("The change was interrupted; resend it to find out")
             outcomes = [lost] * len(batch)
             raise
-        except Exception as exc:
+        except BaseException as exc:
             outcomes = [exc] * len(batch)
+            if not isinstance(exc, Exception):
+                raise
         finally:
+            lock.release()
             for (_, waiter), outcome in zip(batch, outcomes, strict=True):
                 if waiter.done():  # its caller was cancelled
                     continue
@@ -247,10 +276,14 @@ class RoomService:
                 else:
                     waiter.set_result(outcome)
 
-    async def _change(self, code: str, batch: list[Command]) -> list[Change | BaseException]:
+    async def _change(
+        self, code: str, batch: list[tuple[Command, asyncio.Future[Change]]]
+    ) -> list[Change | BaseException]:
         """Apply ``batch`` in order and save the changes it makes in one compare-and-set; each
-        command's outcome: its change, or the refusal or error it alone met."""
+        command's outcome: its change, or the refusal or error it alone met. A command whose
+        caller is gone by the start of a pass (its future is done) is left out of it."""
         outcomes: list[Change | BaseException | None] = [None] * len(batch)
+        gone = StoreUnavailable("The caller went away before this was applied")
         cached = self._cache.get(code)
         # A refusal judged on a room that is the newest this instance has heard of is final;
         # one judged on a room that may be behind another instance is judged again.
@@ -271,8 +304,11 @@ class RoomService:
             #: (the changes before them in the batch were not saved).
             judged: list[int] = []
             again = False
-            for i, command in enumerate(batch):
+            for i, (command, waiter) in enumerate(batch):
                 if outcomes[i] is not None:
+                    continue
+                if waiter.done():
+                    outcomes[i] = gone
                     continue
                 try:
                     change = command(room)
@@ -284,6 +320,10 @@ class RoomService:
                     # The cache may be behind another instance: judge again on the latest room.
                     again = True
                     break
+                except Exception as exc:  # a bug in one command fails that command alone
+                    outcomes[i] = exc
+                    judged.append(i)
+                    continue
                 if change.entry is None:
                     if not loaded:
                         # "Already applied", judged on the cache: make sure the store still
@@ -337,7 +377,10 @@ class RoomService:
                 # command that did apply is recognised there (its seq, its join key, the
                 # version a bot move was planned for) and answered with its first result.
                 if attempted is not None:
-                    for i, _ in applied:
+                    # Neither the changes nor what was judged after the first of them (on a
+                    # room that had them) may be answered as final: resend, and find out.
+                    first = applied[0][0]
+                    for i in [i for i, _ in applied] + [i for i in judged if i > first]:
                         outcomes[i] = exc
                     break
                 attempted = {i: c.room.version for i, c in applied}

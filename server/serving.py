@@ -221,6 +221,9 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
         extensions: dict[str, Any] = self.scope["extensions"]
         extensions.pop(SOCKET_EXTENSION, None)
         conn = self.conn
+        # (A client that sent part of a frame before our 101, which no conforming client
+        # does, may have its header consumed with the buffer then empty: restarting the
+        # parser then fails that one connection with 1002.)
         if conn.state is OPEN and not conn.reader.buffer:
             # websockets' server parser keeps the parsed Request in its generator frame for
             # the life of the connection; the frame parser it goes on to is started afresh.
@@ -245,6 +248,9 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self._reset_timer = None
         super().connection_lost(exc)
         self._writable_again()
+        scope: Any = getattr(self, "scope", None)
+        if scope is not None:  # one refused before accept still holds itself through its scope
+            scope["extensions"].pop(SOCKET_EXTENSION, None)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)

@@ -84,9 +84,10 @@ async def test_load_generator_clients_play_through_a_rematch(
     assert idle.state is not None
     seq = max(idle.seq, idle.state["last_seq"]) + 1
     await idle.ws.send(pack({"type": "act", "seq": seq, "action": {"kind": "pass"}}))
+    # Its answer comes after the last states of the game, sent before it.
     while (reply := load.read_message(await idle.ws.recv(decode=False)))["type"] == "state":
-        pass  # the last states of the game, sent before its end
-    assert reply["type"] == "error" and reply["code"] == "not_your_turn"
+        pass
+    assert reply["type"] == "error" and reply["code"] == "not_your_turn", reply
     with redis.client() as client:
         assert int(client.hget(baseline.room_key(code), "v") or 0) == stored
 

@@ -33,12 +33,16 @@ class GatedStore(MemoryStore):
         self.holding = asyncio.Event()
         #: The save (counted in ``saves``) whose reply is lost.
         self.lose: int | None = None
+        #: No save is made, and none answered, from now on.
+        self.down = False
 
     async def save(self, *args: Any, **kwargs: Any) -> str:
         if self.hold is not None:
             gate, self.hold = self.hold, None
             self.holding.set()
             await gate.wait()
+        if self.down:
+            raise StoreUnavailable("no answer")
         tag = await super().save(*args, **kwargs)
         self.saves.append(1 + len(kwargs.get("earlier", ())))
         if self.lose == len(self.saves):
@@ -173,6 +177,78 @@ async def test_a_waiter_cancelled_before_its_turn_is_not_applied() -> None:
     assert after.result_version == 5
     room = service.cached(code)
     assert room is not None and [line.text for line in room.chat] == ["one", "two"]
+
+
+async def test_a_waiter_cancelled_while_its_batch_is_retried_is_not_applied() -> None:
+    """The batch was taken, its save lost a race, and one of its callers went away before the
+    retry: the retry leaves that caller's command out."""
+    store = GatedStore()
+    service, other = _service(store), _service(store)
+    code, (ana, ben, cy) = await _room_with_seats(service, 3)
+    gate = store.hold = asyncio.Event()
+    leader = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    store.holding.clear()
+    two = asyncio.create_task(service.change(code, _chat(ben, 1, "two")))
+    gone = asyncio.create_task(service.change(code, _chat(cy, 1, "never")))
+    await asyncio.sleep(0)  # the scenario: both are queued before the release
+    held = store.hold = asyncio.Event()  # the batch of two waits in its save
+    gate.set()
+    await leader
+    await asyncio.wait_for(store.holding.wait(), 5)
+    # Meanwhile another instance changes the room: the batch's save will lose the race.
+    await other.change(code, _chat(ana, 2, "meanwhile"))
+    gone.cancel()
+    await asyncio.gather(gone, return_exceptions=True)
+    held.set()
+    assert (await two).result_version == 7
+    room = await service.get(code)
+    assert room is not None and [line.text for line in room.chat] == ["one", "meanwhile", "two"]
+
+
+async def test_a_leader_that_goes_away_does_not_fail_the_others_in_its_batch() -> None:
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben, cy) = await _room_with_seats(service, 3)
+    gate = store.hold = asyncio.Event()
+    first = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    store.holding.clear()
+    leader = asyncio.create_task(service.change(code, _chat(ben, 1, "two")))
+    follower = asyncio.create_task(service.change(code, _chat(cy, 1, "three")))
+    await asyncio.sleep(0)
+    held = store.hold = asyncio.Event()
+    gate.set()
+    await first
+    await asyncio.wait_for(store.holding.wait(), 5)  # the batch of two is being saved
+    leader.cancel()
+    await asyncio.gather(leader, return_exceptions=True)
+    held.set()
+    assert (await follower).result_version == 7, "the other command in the batch is applied"
+    room = await service.get(code)
+    assert room is not None and [line.text for line in room.chat] == ["one", "two", "three"]
+    assert not service._waiting, "nothing is left waiting"
+
+
+async def test_a_refusal_judged_after_a_change_whose_save_is_lost_twice_is_not_final() -> None:
+    """Both tries at saving a batch fail without an answer: a refusal judged on the room with
+    the first command's change is answered ``unavailable`` too, not as if that change had
+    surely been made (here it never was)."""
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben) = await _room_with_seats(service, 2)
+    gate = store.hold = asyncio.Event()
+    first = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    applied = asyncio.create_task(service.change(code, _chat(ben, 1, "two")))
+    refused = asyncio.create_task(service.change(code, _chat(ben, 1, "other text")))
+    await asyncio.sleep(0)
+    store.down = True  # from now on no save is made, and none is answered
+    gate.set()
+    outcomes = await asyncio.gather(first, applied, refused, return_exceptions=True)
+    assert all(isinstance(o, StoreUnavailable) for o in outcomes), outcomes
+    room = await service.get(code)
+    assert room is not None and room.chat == ()
 
 
 def _can_act(state: dict[str, Any] | None) -> bool:
