@@ -76,13 +76,23 @@ def _chat(seat_id: int, seq: int, text: str) -> Any:
     return command
 
 
+async def _held(
+    store: GatedStore, service: RoomService, code: str, command: Any
+) -> tuple[asyncio.Event, asyncio.Task[Change]]:
+    """Start ``command`` with its save held: the gate that releases it, and its task, once
+    the save is waiting (``store.holding`` is cleared again, ready for the next hold)."""
+    gate = store.hold = asyncio.Event()
+    task = asyncio.create_task(service.change(code, command))
+    await asyncio.wait_for(store.holding.wait(), 5)
+    store.holding.clear()
+    return gate, task
+
+
 async def _queued_behind_a_held_save(
     store: GatedStore, service: RoomService, code: str, first: Any, more: list[Any]
 ) -> list[Change | BaseException]:
     """Run ``first`` with its save held, queue ``more`` behind it, then release the save."""
-    gate = store.hold = asyncio.Event()
-    leader = asyncio.create_task(service.change(code, first))
-    await asyncio.wait_for(store.holding.wait(), 5)
+    gate, leader = await _held(store, service, code, first)
     waiting = [asyncio.create_task(service.change(code, c)) for c in more]
     await asyncio.sleep(0)  # the scenario: every one of them is queued before the release
     gate.set()
@@ -142,9 +152,7 @@ async def test_a_batch_whose_reply_was_lost_is_acknowledged_once_as_made() -> No
     service = _service(store)
     code, (ana, ben, cy) = await _room_with_seats(service, 3)
     store.lose = len(store.saves) + 2  # the batch of two is saved, but its reply never comes
-    gate = store.hold = asyncio.Event()
-    leader = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
-    await asyncio.wait_for(store.holding.wait(), 5)
+    gate, leader = await _held(store, service, code, _chat(ana, 1, "one"))
     waiting = [
         asyncio.create_task(service.change(code, c))
         for c in (_chat(ben, 1, "two"), _chat(cy, 1, "three"))
@@ -164,9 +172,7 @@ async def test_a_waiter_cancelled_before_its_turn_is_not_applied() -> None:
     store = GatedStore()
     service = _service(store)
     code, (ana, ben) = await _room_with_seats(service, 2)
-    gate = store.hold = asyncio.Event()
-    leader = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
-    await asyncio.wait_for(store.holding.wait(), 5)
+    gate, leader = await _held(store, service, code, _chat(ana, 1, "one"))
     gone = asyncio.create_task(service.change(code, _chat(ben, 1, "never")))
     await asyncio.sleep(0)
     gone.cancel()
@@ -185,10 +191,7 @@ async def test_a_waiter_cancelled_while_its_batch_is_retried_is_not_applied() ->
     store = GatedStore()
     service, other = _service(store), _service(store)
     code, (ana, ben, cy) = await _room_with_seats(service, 3)
-    gate = store.hold = asyncio.Event()
-    leader = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
-    await asyncio.wait_for(store.holding.wait(), 5)
-    store.holding.clear()
+    gate, leader = await _held(store, service, code, _chat(ana, 1, "one"))
     two = asyncio.create_task(service.change(code, _chat(ben, 1, "two")))
     gone = asyncio.create_task(service.change(code, _chat(cy, 1, "never")))
     await asyncio.sleep(0)  # the scenario: both are queued before the release
@@ -210,10 +213,7 @@ async def test_a_leader_that_goes_away_does_not_fail_the_others_in_its_batch() -
     store = GatedStore()
     service = _service(store)
     code, (ana, ben, cy) = await _room_with_seats(service, 3)
-    gate = store.hold = asyncio.Event()
-    first = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
-    await asyncio.wait_for(store.holding.wait(), 5)
-    store.holding.clear()
+    gate, first = await _held(store, service, code, _chat(ana, 1, "one"))
     leader = asyncio.create_task(service.change(code, _chat(ben, 1, "two")))
     follower = asyncio.create_task(service.change(code, _chat(cy, 1, "three")))
     await asyncio.sleep(0)
@@ -237,9 +237,7 @@ async def test_a_refusal_judged_after_a_change_whose_save_is_lost_twice_is_not_f
     store = GatedStore()
     service = _service(store)
     code, (ana, ben) = await _room_with_seats(service, 2)
-    gate = store.hold = asyncio.Event()
-    first = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
-    await asyncio.wait_for(store.holding.wait(), 5)
+    gate, first = await _held(store, service, code, _chat(ana, 1, "one"))
     applied = asyncio.create_task(service.change(code, _chat(ben, 1, "two")))
     refused = asyncio.create_task(service.change(code, _chat(ben, 1, "other text")))
     await asyncio.sleep(0)
