@@ -25,16 +25,18 @@ from starlette.routing import Mount, Route
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from rules.codec import unpack
 from rules.contract import readable
 from rules.errors import RulesError
 from rules.registry import all_games
-from server import codes, views
+from server import codes, records, views
 from server.client_files import ClientFiles
 from server.config import Settings
 from server.connections import Connection
 from server.errors import ParlorError
 from server.instance import Instance
 from server.protocol import CloseCode, ErrorCode, create_room_body, error
+from server.rooms import Phase
 from server.serving import SOCKET_EXTENSION, WebSocketProtocol
 from server.session import Session
 from server.store import Store, StoreError
@@ -145,6 +147,65 @@ async def room_summary(request: Request) -> Response:
         return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
     presence = await instance.store.presence(code)
     return JSONResponse(views.room_info(room, presence, instance.service.clock()))
+
+
+async def _record(request: Request) -> dict[str, Any] | Response:
+    """The record of the game the path names, or the refusal to send (docs/protocol.md,
+    "Game records"): none while that game is being played, since it would show hidden cards."""
+    instance = _instance(request.app)
+    code = codes.normalize(request.path_params["code"])
+    room = None if code is None else await instance.service.get(code)
+    if code is None or room is None:
+        return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
+    raw = request.path_params["number"]
+    number = int(raw) if raw.isdigit() and len(raw) < 10 else 0
+    if not 1 <= number <= room.round:
+        return _refuse(ErrorCode.NO_GAME, f"Room {code} has no game {raw[:10]}", 404)
+    if number == room.round and room.phase is not Phase.FINISHED:
+        return _refuse(
+            ErrorCode.NOT_OVER,
+            f"Game {number} is still being played: its record is ready once it is over",
+            409,
+        )
+    entries = [unpack(entry) for entry in await instance.store.archive(code)]
+    try:
+        return records.build(code, number, entries)
+    except records.NoRecord as exc:
+        return _refuse(
+            ErrorCode.NO_GAME, f"Room {code} keeps no record of game {number}: {exc}", 404
+        )
+
+
+async def game_record(request: Request) -> Response:
+    record = await _record(request)
+    if isinstance(record, Response):
+        return record
+    return JSONResponse(record)
+
+
+async def game_replay(request: Request) -> Response:
+    """The replayed game's views for the replay viewer: ``?seat=`` an index, ``all`` (every
+    card revealed) or left out (a spectator's); ``from`` and ``count`` page through the
+    steps."""
+    record = await _record(request)
+    if isinstance(record, Response):
+        return record
+    query = request.query_params
+    wanted = query.get("seat", "")
+    seat: int | str | None
+    if wanted == records.EVERYTHING:
+        seat = records.EVERYTHING
+    elif wanted in ("", "spectator"):
+        seat = None
+    elif wanted.isdigit() and int(wanted) < len(record["seats"]):
+        seat = int(wanted)
+    else:
+        return _refuse(ErrorCode.BAD_MESSAGE, "seat is a seat index, all or spectator", 400)
+    start, count = query.get("from", "0"), query.get("count", str(records.PAGE_MAX))
+    if not (start.isdigit() and count.isdigit() and len(start + count) < 16 and int(count) > 0):
+        return _refuse(ErrorCode.BAD_MESSAGE, "from and count are whole numbers", 400)
+    views_of = records.replay_views(record, seat, int(start), min(int(count), records.PAGE_MAX))
+    return JSONResponse(views_of)
 
 
 async def list_rooms(request: Request) -> Response:
@@ -318,6 +379,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/rooms", create_room, methods=["POST"]),
         Route("/rooms", list_rooms, methods=["GET"]),
         Route("/rooms/{code}", room_summary),
+        Route("/rooms/{code}/games/{number}/record", game_record),
+        Route("/rooms/{code}/games/{number}/replay", game_replay),
     ]
     routes = [
         Route("/healthz", healthz),
@@ -328,6 +391,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
             "/api", routes=api_routes, middleware=[Middleware(GZipMiddleware, minimum_size=1024)]
         ),
         Route("/r/{code}", room_page),
+        Route("/r/{code}/replay/{number}", room_page),
         # WebSockets (/ws/{code}) never reach these routes: ParlorApp takes them first.
         Mount("/", client),
     ]

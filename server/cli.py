@@ -1,5 +1,6 @@
 """The ``parlor`` command: ``serve`` runs the room server; ``rooms``, ``room`` and ``games``
-ask a running server (over its HTTP API, so they work with either store)."""
+ask a running server (over its HTTP API, so they work with either store); ``verify`` checks a
+game record on its own (docs/fairplay.md)."""
 
 from __future__ import annotations
 
@@ -113,6 +114,32 @@ def _games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Exit status 0 only if the record checks out in every respect; 1 if it does not; 2 if
+    it cannot be read."""
+    from server import records
+
+    try:
+        with open(args.record, encoding="utf-8") as file:
+            record = json.load(file)
+    except (OSError, ValueError) as exc:
+        print(f"parlor verify: cannot read {args.record}: {exc}", file=sys.stderr)
+        return 2
+    problems = records.verify(record)
+    if problems:
+        for problem in problems:
+            print(f"FAIL: {problem}")
+        return 1
+    seats = ", ".join(seat["name"] for seat in record["seats"])
+    print(
+        f"OK: room {record['room']} game {record['game']} ({record['game_id']}; {seats}): "
+        f"the server seed matches commitment {record['commitment'][:16]}…, the deal seed "
+        f"{record['seed']} comes from it and the {len(record['contributions'])} contributions, "
+        f"and all {len(record['actions'])} actions replay to the recorded result"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="parlor", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -150,6 +177,12 @@ def main(argv: list[str] | None = None) -> int:
     room.add_argument("code")
     room.add_argument("--url", default=default_url)
     room.set_defaults(run=_room)
+    verify = sub.add_parser(
+        "verify",
+        help="check a game record: its seeds, and a replay of every action through the rules",
+    )
+    verify.add_argument("record", help="a record as GET /api/rooms/CODE/games/N/record gives it")
+    verify.set_defaults(run=_verify)
     args = parser.parse_args(argv)
     result: int = args.run(args)
     return result

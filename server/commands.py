@@ -22,7 +22,7 @@ from rules.contract import BOT_LEVELS, DEFAULT_BOT_LEVEL, Event
 from rules.errors import RulesError
 from rules.registry import get_game
 from rules.rng import Rng
-from server import rooms
+from server import records, rooms
 from server.errors import RoomError, Stale
 from server.protocol import (
     Act,
@@ -30,6 +30,7 @@ from server.protocol import (
     Back,
     BotLevelMessage,
     Chat,
+    Contribute,
     ErrorCode,
     GiveHost,
     Kick,
@@ -70,11 +71,16 @@ class Limits:
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What a command may not compute itself: the time, a fresh seed, and the limits."""
+    """What a command may not compute itself: the time, fresh randomness, and the limits.
+
+    ``seal`` is a fresh server seed (64 hex digits, docs/fairplay.md): a new room's first deal
+    is sealed with it, and a deal draws the one after it from it. ``seed`` deals a game whose
+    room has no sealed seed (a room made before deals were sealed); "" and 0 are for tests."""
 
     now: float
     seed: int = 0
     limits: Limits = Limits()
+    seal: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +98,8 @@ class Change:
     #: Set when this send is the one that applied it, though the save's reply was lost and
     #: the room had to be read again to find out (so it is not a duplicate to the sender).
     settled: bool = False
+    #: What the change adds to the room's game records (server/records.py), in order.
+    archive: tuple[Any, ...] = ()
 
     @property
     def duplicate(self) -> bool:
@@ -299,12 +307,34 @@ def create(
     wanted = default_turn_timer(game_id) if turn_timer is None else turn_timer
     timer = check_turn_timer(wanted, ctx.limits)
     return rooms.new_room(
-        code, game_id, parsed, timer, ctx.now, secret=secret, created_by=created_by
+        code,
+        game_id,
+        parsed,
+        timer,
+        ctx.now,
+        secret=secret,
+        created_by=created_by,
+        next_seed=ctx.seal,
     )
 
 
-def join(room: Room, name: str, token_hash: str, now: float, *, name_max: int) -> Change:
-    """A new seat, or (for a token that already holds one: a resent join) that seat again."""
+#: A contribution to the next deal: (value, the commitment it was made after seeing).
+Contribution = tuple[str, str]
+
+
+def join(
+    room: Room,
+    name: str,
+    token_hash: str,
+    now: float,
+    *,
+    name_max: int,
+    contribution: Contribution | None = None,
+) -> Change:
+    """A new seat, or (for a token that already holds one: a resent join) that seat again.
+
+    A ``contribution`` comes with the seat if it is for the next deal's commitment (one for
+    another is left out: the client sends it again once it sees the commitment)."""
     held = room.seat_by_token(token_hash)
     if held is not None:
         return Change(room, None, held.id)
@@ -315,7 +345,8 @@ def join(room: Room, name: str, token_hash: str, now: float, *, name_max: int) -
         raise RoomError(ErrorCode.ROOM_LOCKED, "The host has locked this room")
     if len(room.seats) >= _seat_limit(room):
         raise RoomError(ErrorCode.ROOM_FULL, "Every seat is taken; you can watch instead")
-    seat = Seat(id=room.next_id, name=name, token_hash=token_hash)
+    value = _accepted(room, contribution)
+    seat = Seat(id=room.next_id, name=name, token_hash=token_hash, contribution=value)
     seats = (*room.seats, seat)
     host = room.host if room.host is not None else seat.id
     new = _bump(room, now, seats=seats, next_id=room.next_id + 1, host=host)
@@ -356,6 +387,56 @@ def back(room: Room, seat_id: int, now: float, *, max_pause: float = math.inf) -
     seats = _with_seat(room, index, replace(seat, away=False, covered=0))
     new = _bump(room, now, seats=seats, max_pause=max_pause)
     return Change(new, {"kind": "back", "seat_id": seat_id}, seat_id)
+
+
+def _accepted(room: Room, contribution: Contribution | None) -> str:
+    """The value of a contribution that counts for the next deal now, else ""."""
+    if contribution is None or room.phase is Phase.PLAYING or not room.next_seed:
+        return ""
+    value, seen = contribution
+    if seen != room.next_commitment or not records.CONTRIBUTION.match(value):
+        return ""
+    return value
+
+
+def contribute(room: Room, seat_id: int, value: str, seen: str, now: float) -> Change:
+    """A seat's contribution to the next deal's seed, made after seeing its commitment
+    ``seen`` (docs/fairplay.md). A seat may replace its contribution until the deal."""
+    index, seat = _seat(room, seat_id)
+    if room.phase is Phase.PLAYING:
+        raise RoomError(
+            ErrorCode.WRONG_PHASE, "This game is dealt; contribute to the next deal after it"
+        )
+    if not room.next_seed:
+        raise RoomError(ErrorCode.WRONG_PHASE, "This room's deals are not sealed")
+    if seen != room.next_commitment:
+        raise RoomError(
+            ErrorCode.WRONG_COMMITMENT,
+            "That contribution was made for another commitment; "
+            f"the next deal's is {room.next_commitment[:8]}…",
+            commitment=room.next_commitment,
+        )
+    if not records.CONTRIBUTION.match(value):
+        raise RoomError(ErrorCode.BAD_MESSAGE, "A contribution is 16 to 64 lowercase hex digits")
+    if seat.bot:
+        raise RoomError(ErrorCode.BAD_MESSAGE, "A bot seat does not contribute")
+    if seat.contribution == value:
+        return Change(room, None, seat_id)
+    seats = _with_seat(room, index, replace(seat, contribution=value))
+    entry = {"kind": "contribute", "seat_id": seat_id, "value": value}
+    return Change(_bump(room, now, seats=seats), entry, seat_id)
+
+
+def contribute_on_resume(
+    room: Room, seat_id: int, contribution: Contribution, now: float
+) -> Change:
+    """A contribution sent with ``resume``: taken if it counts for the next deal now (see
+    :func:`join`), else left out without a refusal (the resume itself succeeded)."""
+    value = _accepted(room, contribution)
+    index = room.index_of(seat_id)
+    if not value or index is None or room.seats[index].bot:
+        return Change(room, None, seat_id)
+    return contribute(room, seat_id, value, contribution[1], now)
 
 
 # -- host powers ---------------------------------------------------------------------------------
@@ -433,29 +514,59 @@ def configure(
     return Change(_bump(room, now, **changes), entry, by)
 
 
-def _deal(room: Room, seed: int, now: float, kind: str) -> Change:
+def _deal(room: Room, seed: int, seal: str, now: float, kind: str) -> Change:
+    """Deal a game (docs/fairplay.md): from the room's committed server seed and every seat's
+    contribution, in seat order; ``seal`` becomes the next deal's server seed. A room without
+    a committed seed (made before deals were sealed) deals from ``seed``, unsealed."""
+    contributions = tuple(s.contribution for s in room.seats)
+    sealed = bool(room.next_seed)
+    if sealed:
+        seed = records.deal_seed(room.next_seed, contributions)
     state = room.game.new_game(len(room.seats), room.options, seed)
-    seats = tuple(replace(s, away=False) for s in room.seats)
+    seats = tuple(replace(s, away=False, contribution="") for s in room.seats)
+    number = room.round + 1
+    deal = rooms.Deal(number, room.next_seed, room.next_commitment, contributions, sealed)
     new = _bump(
-        room, now, phase=Phase.PLAYING, state=state, seed=seed, round=room.round + 1, seats=seats
+        room,
+        now,
+        phase=Phase.PLAYING,
+        state=state,
+        seed=seed,
+        round=number,
+        seats=seats,
+        deal=deal,
+        next_seed=seal,
+        next_commitment=records.commitment(seal) if seal else "",
     )
-    return Change(new, {"kind": kind, "seed": seed, "seats": len(seats)})
+    archived = records.deal_entry(
+        round=number,
+        version=new.version,
+        game=room.game_id,
+        options=room.options,
+        seats=[(s.name, s.bot) for s in room.seats],
+        server_seed=room.next_seed,
+        contributions=contributions,
+        seed=seed,
+        sealed=sealed,
+    )
+    entry = {"kind": kind, "seed": seed, "seats": len(seats), "commitment": deal.commitment}
+    return Change(new, entry, archive=(archived,))
 
 
-def start(room: Room, by: int | None, seed: int, now: float) -> Change:
+def start(room: Room, by: int | None, seed: int, now: float, seal: str = "") -> Change:
     """Start the first game, from the lobby."""
     _require_host(room, by)
     if room.phase is not Phase.LOBBY:
         raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot start while {room.phase.value}")
-    return replace(_deal(room, seed, now, "start"), seat_id=by)
+    return replace(_deal(room, seed, seal, now, "start"), seat_id=by)
 
 
-def rematch(room: Room, by: int | None, seed: int, now: float) -> Change:
+def rematch(room: Room, by: int | None, seed: int, now: float, seal: str = "") -> Change:
     """A new game once the last one is over: same seats, same options."""
     _require_host(room, by)
     if room.phase is not Phase.FINISHED:
         raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot rematch while {room.phase.value}")
-    return replace(_deal(room, seed, now, "rematch"), seat_id=by)
+    return replace(_deal(room, seed, seal, now, "rematch"), seat_id=by)
 
 
 def chat(room: Room, seat_id: int, text: str, now: float, *, limit: int, keep: int) -> Change:
@@ -475,15 +586,28 @@ def _play(
     action: Any,
     now: float,
     seats: tuple[Seat, ...],
-    max_pause: float = math.inf,
+    max_pause: float,
+    kind: str,
 ) -> Change:
-    state, events = room.game.apply(room.state, index, action)
-    over = room.game.result(state) is not None
-    phase = Phase.FINISHED if over else room.phase
+    """Apply a seat's action: the change, its log entry (``kind``: who played it) and what it
+    adds to the game's record."""
+    game = room.game
+    state, events = game.apply(room.state, index, action)
+    result = game.result(state)
+    phase = Phase.FINISHED if result is not None else room.phase
     played = tuple(events)
-    moves = (*room.moves, rooms.Move(room.version + 1, index, played))[-rooms.MOVES_KEPT :]
+    version = room.version + 1
+    moves = (*room.moves, rooms.Move(version, index, played))[-rooms.MOVES_KEPT :]
     new = _bump(room, now, state=state, seats=seats, phase=phase, moves=moves, max_pause=max_pause)
-    return Change(new, {}, room.seats[index].id, played)
+    dumped = game.dump_action(action)
+    seat_id = room.seats[index].id
+    entry = {"kind": kind, "seat": index, "seat_id": seat_id, "action": dumped}
+    archive: tuple[Any, ...] = (
+        records.action_entry(room.round, version, index, kind, dumped, played),
+    )
+    if result is not None:
+        archive = (*archive, records.end_entry(room.round, version, result.to_wire()))
+    return Change(new, entry, seat_id, played, archive=archive)
 
 
 def _act(
@@ -499,9 +623,7 @@ def _act(
         seats = _with_seat(room, index, replace(seat, away=False, covered=0))
     else:
         seats = room.seats
-    played = _play(room, index, action, now, seats, max_pause)
-    entry = {"kind": "act", "seat": index, "seat_id": seat_id, "action": game.dump_action(action)}
-    return replace(played, entry=entry)
+    return _play(room, index, action, now, seats, max_pause, "act")
 
 
 def act(
@@ -531,8 +653,9 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
     Kick: lambda r, sid, m, ctx: kick(r, sid, m.id, ctx.now),
     GiveHost: lambda r, sid, m, ctx: give_host(r, sid, m.id, ctx.now),
     Lock: lambda r, sid, m, ctx: lock(r, sid, m.locked, ctx.now),
-    Start: lambda r, sid, m, ctx: start(r, sid, ctx.seed, ctx.now),
-    Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx.seed, ctx.now),
+    Start: lambda r, sid, m, ctx: start(r, sid, ctx.seed, ctx.now, ctx.seal),
+    Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx.seed, ctx.now, ctx.seal),
+    Contribute: lambda r, sid, m, ctx: contribute(r, sid, m.value, m.commitment, ctx.now),
     Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now),
     SitOut: lambda r, sid, m, ctx: sit_out(r, sid, m.id, ctx.now),
     Back: lambda r, sid, m, ctx: back(r, sid, ctx.now, max_pause=ctx.limits.max_pause),
@@ -591,16 +714,10 @@ def bot_move(
                 seats = _with_seat(
                     room, index, replace(seats[index], covered=seats[index].covered + 1)
                 )
-            played = _play(room, index, action, now, seats, max_pause)
+            played = _play(room, index, action, now, seats, max_pause, "bot")
         except RulesError:
             continue
-        entry = {
-            "kind": "bot",
-            "seat": index,
-            "seat_id": room.seats[index].id,
-            "action": room.game.dump_action(action),
-        }
-        return replace(played, entry=entry, seat_id=None)
+        return replace(played, seat_id=None)
     raise Stale()
 
 
@@ -638,15 +755,8 @@ def timeout(
         action = _bot_action(room, index)
         if action is None:
             raise Stale()
-        played = _play(room, index, action, now, room.seats, max_pause)
-        entry = {
-            "kind": "timeout",
-            "seat": index,
-            "seat_id": seat_id,
-            "action": room.game.dump_action(action),
-            "pause": True,
-        }
-        return replace(played, entry=entry, seat_id=None)
+        played = _play(room, index, action, now, room.seats, max_pause, "timeout")
+        return replace(played, entry={**(played.entry or {}), "pause": True}, seat_id=None)
     kind = "timeout" if connected is None else "takeover"
     away = replace(room.seats[index], away=True, covered=0)
     action = _bot_action(room, index)
@@ -655,14 +765,7 @@ def timeout(
         seats = _with_seat(room, index, away)
         return Change(_bump(room, now, seats=seats), {"kind": "away", "seat_id": seat_id})
     seats = _with_seat(room, index, replace(away, covered=1))
-    played = _play(room, index, action, now, seats, max_pause)
-    entry = {
-        "kind": kind,
-        "seat": index,
-        "seat_id": seat_id,
-        "action": room.game.dump_action(action),
-    }
-    return replace(played, entry=entry, seat_id=None)
+    return replace(_play(room, index, action, now, seats, max_pause, kind), seat_id=None)
 
 
 def pass_host(room: Room, expected_version: int, connected: frozenset[int], now: float) -> Change:

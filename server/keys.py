@@ -20,6 +20,12 @@ def log(code: str) -> str:
     return f"{PREFIX}:room:{{{code}}}:log"
 
 
+def archive(code: str) -> str:
+    """List: the facts the room's game records are built from (server/records.py), oldest
+    first; never trimmed, it expires with the room."""
+    return f"{PREFIX}:room:{{{code}}}:games"
+
+
 def presence(code: str) -> str:
     """Hash: instance id -> ``"<expires at, ms since the epoch>|<seat ids, comma-separated>"``
     (the seats with a connection on that instance; an expired claim counts for nothing)."""

@@ -32,6 +32,7 @@ class MemoryStore(Store):
         # code -> (stored record, expires_at)
         self._rooms: dict[str, tuple[Stored, float]] = {}
         self._logs: dict[str, list[tuple[int, bytes]]] = {}
+        self._archives: dict[str, list[bytes]] = {}
         # code -> instance -> (expires_at, seat ids)
         self._presence: dict[str, dict[str, tuple[float, list[int]]]] = {}
         self._on_notice: NoticeHandler | None = None
@@ -57,6 +58,7 @@ class MemoryStore(Store):
     def _drop(self, code: str) -> None:
         self._rooms.pop(code, None)
         self._logs.pop(code, None)
+        self._archives.pop(code, None)
         self._presence.pop(code, None)
 
     def _notify(self, notice: Notice) -> None:
@@ -70,6 +72,7 @@ class MemoryStore(Store):
         tag = new_tag()
         self._rooms[code] = (Stored(1, data, tag), self._clock() + ttl)
         self._logs[code] = [(1, entry)]
+        self._archives.pop(code, None)
         return tag
 
     async def load(self, code: str) -> Stored | None:
@@ -85,6 +88,7 @@ class MemoryStore(Store):
         ttl: float,
         notice: Notice,
         earlier: Sequence[tuple[int, bytes]] = (),
+        archive: Sequence[bytes] = (),
     ) -> str:
         item = self._live(code)
         if item is None:
@@ -98,6 +102,8 @@ class MemoryStore(Store):
         log.append((version, entry))
         if len(log) > self._log_max:
             del log[: len(log) - self._log_max]
+        if archive:
+            self._archives.setdefault(code, []).extend(archive)
         self._notify(notice)
         return tag
 
@@ -109,6 +115,11 @@ class MemoryStore(Store):
         if self._live(code) is None:
             return []
         return list(self._logs.get(code, []))
+
+    async def archive(self, code: str) -> list[bytes]:
+        if self._live(code) is None:
+            return []
+        return list(self._archives.get(code, []))
 
     async def codes(self, limit: int) -> list[str]:
         return [code for code in list(self._rooms) if self._live(code)][:limit]

@@ -47,6 +47,11 @@ class ErrorCode(StrEnum):
     NO_SEAT = "no_seat"
     WRONG_PHASE = "wrong_phase"
     CHAT_TOO_LONG = "chat_too_long"
+    #: A game record that does not exist, or is asked for before the game is over.
+    NO_GAME = "no_game"
+    NOT_OVER = "not_over"
+    #: A contribution made for a commitment that is not the next deal's (docs/fairplay.md).
+    WRONG_COMMITMENT = "wrong_commitment"
     # The rules (codes of rules.errors, passed through unchanged)
     INVALID_ACTION = "invalid_action"
     ILLEGAL_ACTION = "illegal_action"
@@ -89,17 +94,33 @@ class _Message(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+#: 64 lowercase hex digits: a SHA-256, as the server writes commitments.
+Hash = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
+#: A client's random contribution to a deal's seed: 16 to 64 lowercase hex digits.
+ContributionValue = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{16,64}$")]
+
+
+class ContributionBody(_Message):
+    """A contribution to the next deal (docs/fairplay.md), with the commitment the client saw
+    before choosing it."""
+
+    value: ContributionValue
+    commitment: Hash
+
+
 class Join(_Message):
     type: Literal["join"]
     name: StrictStr
     #: Chosen by the client and kept until it has its token: a join resent with the same key
     #: (after a lost ``welcome``) gets the same seat and token back instead of a second seat.
     key: Key
+    contribution: ContributionBody | None = None
 
 
 class Resume(_Message):
     type: Literal["resume"]
     token: Token
+    contribution: ContributionBody | None = None
 
 
 class Watch(_Message):
@@ -178,6 +199,14 @@ class Rematch(Sequenced):
     type: Literal["rematch"]
 
 
+class Contribute(Sequenced):
+    """The seat's contribution to the next deal's seed, made after seeing ``commitment``."""
+
+    type: Literal["contribute"]
+    value: ContributionValue
+    commitment: Hash
+
+
 class Leave(Sequenced):
     type: Literal["leave"]
 
@@ -211,6 +240,7 @@ ClientMessage = Annotated[
     | Lock
     | Start
     | Rematch
+    | Contribute
     | Leave
     | Back
     | Sync
@@ -219,7 +249,7 @@ ClientMessage = Annotated[
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot, BotLevelMessage),
-    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Leave, Back, Sync, Ping),
+    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Contribute, Leave, Back, Sync, Ping),
 )
 _TYPE_OF: dict[type[_Message], str] = {
     m: m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]

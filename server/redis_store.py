@@ -40,10 +40,10 @@ from server.store import (
 
 log = logging.getLogger(__name__)
 
-# KEYS: room, log, presence. ARGV: data, entry, ttl_ms, tag
+# KEYS: room, log, presence, archive. ARGV: data, entry, ttl_ms, tag
 _CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('HSET', KEYS[1], 'v', 1, 't', ARGV[4], 'data', ARGV[1])
 redis.call('XADD', KEYS[2], '*', 'v', 1, 'e', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
@@ -51,9 +51,10 @@ redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 """
 
-# KEYS: room, log, presence.
-# ARGV: expected tag, version, data, entry, ttl_ms, log_max, channel, notice, new tag, then
-# (version, entry) of each earlier log entry the save writes, oldest first.
+# KEYS: room, log, presence, archive.
+# ARGV: expected tag, version, data, entry, ttl_ms, log_max, channel, notice, new tag, the
+# number n of archive entries, those n entries, then (version, entry) of each earlier log
+# entry the save writes, oldest first.
 _SAVE = """
 local t = redis.call('HGET', KEYS[1], 't')
 if not t then
@@ -64,15 +65,25 @@ if not t then
 end
 if t ~= ARGV[1] then return -1 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 't', ARGV[9], 'data', ARGV[3])
-for i = 10, #ARGV, 2 do
+local n = tonumber(ARGV[10])
+if n > 0 then redis.call('RPUSH', KEYS[4], unpack(ARGV, 11, 10 + n)) end
+for i = 11 + n, #ARGV, 2 do
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[i], 'e', ARGV[i + 1])
 end
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], '*', 'v', ARGV[2], 'e', ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 redis.call('PEXPIRE', KEYS[2], ARGV[5])
 redis.call('PEXPIRE', KEYS[3], ARGV[5])
+redis.call('PEXPIRE', KEYS[4], ARGV[5])
 redis.call('SPUBLISH', ARGV[7], ARGV[8])
 return 1
+"""
+
+# KEYS: room, archive. The archive of a live room only (its keys expire together, but not at
+# the same instant).
+_ARCHIVE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+return redis.call('LRANGE', KEYS[2], 0, -1)
 """
 
 # KEYS: room, presence. ARGV: instance, claim, channel, notice
@@ -199,6 +210,7 @@ class RedisStore(Store):
         self._create = self._writes.register_script(_CREATE)
         self._save = self._writes.register_script(_SAVE)
         self._presence = self._redis.register_script(_PRESENCE)
+        self._archive = self._redis.register_script(_ARCHIVE)
         self._on_notice: NoticeHandler | None = None
         #: Rooms whose notices this instance wants (see :meth:`watch`).
         self._watched: set[str] = set()
@@ -345,7 +357,7 @@ class RedisStore(Store):
         tag = new_tag()
         result = await self._call(
             self._create(
-                keys=[keys.room(code), keys.log(code), keys.presence(code)],
+                keys=[keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)],
                 args=[data, entry, int(ttl * 1000), tag],
             )
         )
@@ -369,11 +381,12 @@ class RedisStore(Store):
         ttl: float,
         notice: Notice,
         earlier: Sequence[tuple[int, bytes]] = (),
+        archive: Sequence[bytes] = (),
     ) -> str:
         tag = new_tag()
         result = await self._call(
             self._save(
-                keys=[keys.room(code), keys.log(code), keys.presence(code)],
+                keys=[keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)],
                 args=[
                     expected,
                     str(version),
@@ -384,6 +397,8 @@ class RedisStore(Store):
                     keys.notices(code),
                     notice.encode(),
                     tag,
+                    len(archive),
+                    *archive,
                     *(part for v, e in earlier for part in (str(v), e)),
                 ],
             )
@@ -409,6 +424,10 @@ class RedisStore(Store):
     async def log(self, code: str) -> list[tuple[int, bytes]]:
         rows = await self._call(self._redis.xrange(keys.log(code)))
         return [(int(fields[b"v"]), fields[b"e"]) for _id, fields in rows]
+
+    async def archive(self, code: str) -> list[bytes]:
+        found = await self._call(self._archive(keys=[keys.room(code), keys.archive(code)]))
+        return list(found)
 
     async def codes(self, limit: int) -> list[str]:
         found: list[str] = []

@@ -13,6 +13,7 @@ from typing import Any
 from rules.codec import pack, unpack
 from rules.contract import DEFAULT_BOT_LEVEL, Event, Game
 from rules.registry import get_game
+from server.records import commitment
 
 
 class Phase(StrEnum):
@@ -42,6 +43,9 @@ class Seat:
     #: A bot seat's level (rules/contract.py BOT_LEVELS); a bot playing for an away person
     #: plays at the default level whatever this says.
     level: str = DEFAULT_BOT_LEVEL
+    #: The seat's contribution to the next deal's seed (docs/fairplay.md), "" for none. Public;
+    #: consumed by the deal.
+    contribution: str = ""
 
     @property
     def bot(self) -> bool:
@@ -65,6 +69,22 @@ class Move:
     seat: int | None
     #: As the rules returned them: wire-clean and public by contract.
     events: tuple[Event, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """How the game in play (or the last one) was dealt (docs/fairplay.md)."""
+
+    round: int
+    #: Secret until the game is over; "" for a game not sealed.
+    server_seed: str
+    #: SHA-256 of the server seed, published before any contribution to the deal was made.
+    commitment: str
+    #: Each seat's contribution, in seat order ("" for a seat without one).
+    contributions: tuple[str, ...]
+    #: False for a deal whose server seed was not committed to before the deal (a room made
+    #: before deals were sealed).
+    sealed: bool
 
 
 #: How many versions' events a room keeps: enough for a connection that missed a few
@@ -106,6 +126,12 @@ class Room:
     #: The public events of the latest game-changing versions, oldest first, at most
     #: :data:`MOVES_KEPT`: what a state message tells each connection happened since its last.
     moves: tuple[Move, ...] = ()
+    #: The server seed of the next deal (secret; "" in a room whose deals are not sealed) and
+    #: its commitment, public from the end of the game before it (from creation for the first).
+    next_seed: str = ""
+    next_commitment: str = ""
+    #: How the game in play or the last one was dealt; None before the first.
+    deal: Deal | None = None
 
     @property
     def game(self) -> Game[Any, Any]:
@@ -133,6 +159,7 @@ def new_room(
     *,
     secret: str = "",
     created_by: str = "",
+    next_seed: str = "",
 ) -> Room:
     return Room(
         code=code,
@@ -154,6 +181,8 @@ def new_room(
         changed_at=now,
         secret=secret,
         created_by=created_by,
+        next_seed=next_seed,
+        next_commitment=commitment(next_seed) if next_seed else "",
     )
 
 
@@ -170,7 +199,10 @@ def encode(room: Room) -> bytes:
             "version": room.version,
             "phase": room.phase.value,
             "seats": [
-                [s.id, s.name, s.token_hash, s.away, s.last_seq, s.acks, s.covered, s.level]
+                [
+                    *(s.id, s.name, s.token_hash, s.away, s.last_seq, s.acks, s.covered),
+                    *(s.level, s.contribution),
+                ]
                 for s in room.seats
             ],
             "host": room.host,
@@ -188,6 +220,9 @@ def encode(room: Room) -> bytes:
             "created_by": room.created_by,
             "deadline": room.deadline,
             "moves": [[m.version, m.seat, list(m.events)] for m in room.moves],
+            "next_seed": room.next_seed,
+            "next_commitment": room.next_commitment,
+            "deal": None if room.deal is None else _deal_form(room.deal),
         }
     )
 
@@ -217,7 +252,18 @@ def decode(data: bytes) -> Room:
         created_by=raw.get("created_by", ""),
         deadline=raw.get("deadline", 0.0),
         moves=tuple(Move(m[0], m[1], tuple(m[2])) for m in raw.get("moves", ())),
+        next_seed=raw.get("next_seed", ""),
+        next_commitment=raw.get("next_commitment", ""),
+        deal=None if raw.get("deal") is None else _deal(raw["deal"]),
     )
+
+
+def _deal_form(deal: Deal) -> list[Any]:
+    return [deal.round, deal.server_seed, deal.commitment, deal.contributions, deal.sealed]
+
+
+def _deal(raw: list[Any]) -> Deal:
+    return Deal(raw[0], raw[1], raw[2], tuple(raw[3]), raw[4])
 
 
 def _seat(raw: list[Any]) -> Seat:
@@ -225,4 +271,5 @@ def _seat(raw: list[Any]) -> Seat:
     acks = tuple((int(a[0]), int(a[1]), str(a[2]) if len(a) > 2 else "") for a in kept)
     covered = raw[6] if len(raw) > 6 else 0
     level = raw[7] if len(raw) > 7 else DEFAULT_BOT_LEVEL
-    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level)
+    contribution = raw[8] if len(raw) > 8 else ""
+    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level, contribution)

@@ -99,7 +99,9 @@ class RoomService:
         self.on_loaded: Callable[[Room], None] = lambda room: None
 
     def context(self) -> Context:
-        return Context(now=self.clock(), seed=self.new_seed(), limits=self.limits)
+        return Context(
+            now=self.clock(), seed=self.new_seed(), limits=self.limits, seal=secrets.token_hex(32)
+        )
 
     def _remember(self, room: Room, tag: str) -> None:
         self._cache[room.code] = _Cached(room, tag)
@@ -350,6 +352,7 @@ class RoomService:
                 for _, c in applied
             ]
             (version, entry), earlier = entries[-1], entries[:-1]
+            archive = [pack(a) for _, c in applied for a in c.archive]
             notice = Notice(NoticeKind.CHANGE, code, version, self.instance)
             self._saving[code] = version
             try:
@@ -362,6 +365,7 @@ class RoomService:
                     self.settings.room_ttl,
                     notice,
                     earlier=earlier,
+                    archive=archive,
                 )
             except VersionConflict:
                 self.metrics.conflicts += 1

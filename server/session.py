@@ -220,10 +220,16 @@ class Session:
         if isinstance(message, Join):
             name, key, name_max = message.name, message.key, self.settings.name_max_len
             now = self.service.clock
+            offered = _offered(message)
             change = await self.service.change(
                 self.code,
                 lambda r: commands.join(
-                    r, name, hash_token(commands.seat_token(r, key)), now(), name_max=name_max
+                    r,
+                    name,
+                    hash_token(commands.seat_token(r, key)),
+                    now(),
+                    name_max=name_max,
+                    contribution=offered,
                 ),
             )
             seat_id, room = change.seat_id, change.room
@@ -248,3 +254,13 @@ class Session:
         if isinstance(message, Resume) and seat_id is not None:
             sid, now = seat_id, self.service.clock
             await self.service.change(self.code, lambda r: commands.back(r, sid, now()))
+            offered = _offered(message)
+            if offered is not None:
+                await self.service.change(
+                    self.code, lambda r: commands.contribute_on_resume(r, sid, offered, now())
+                )
+
+
+def _offered(message: Join | Resume) -> commands.Contribution | None:
+    body = message.contribution
+    return None if body is None else (body.value, body.commitment)

@@ -54,7 +54,9 @@ T = TypeVar("T")
 SCHEMA_VERSION = 1
 
 # ``log_len`` counts the room's log entries, so a save trims the oldest without counting them.
-# ``log.id`` only grows while a room lives, so it orders each room's entries.
+# ``log.id`` only grows while a room lives, so it orders each room's entries; so does
+# ``archive.id`` (the facts of the room's game records, never trimmed; added by CREATE IF NOT
+# EXISTS, so a file from before it opens unchanged).
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY,
@@ -72,6 +74,12 @@ CREATE TABLE IF NOT EXISTS log (
     entry BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS log_by_room ON log (code, id);
+CREATE TABLE IF NOT EXISTS archive (
+    id INTEGER PRIMARY KEY,
+    code TEXT NOT NULL,
+    entry BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS archive_by_room ON archive (code, id);
 """
 
 #: Codes per query in ``stamps`` (well below SQLite's limit on parameters).
@@ -220,6 +228,7 @@ class SqliteStore(Store):
             if db.execute("SELECT 1 FROM rooms WHERE code = ?", (code,)).fetchone():
                 return False
             db.execute("DELETE FROM log WHERE code = ?", (code,))
+            db.execute("DELETE FROM archive WHERE code = ?", (code,))
             db.execute(
                 "INSERT INTO rooms (code, version, tag, data, expires, log_len)"
                 " VALUES (?, 1, ?, ?, ?, 1)",
@@ -253,6 +262,7 @@ class SqliteStore(Store):
         ttl: float,
         notice: Notice,
         earlier: Sequence[tuple[int, bytes]] = (),
+        archive: Sequence[bytes] = (),
     ) -> str:
         tag = new_tag()
 
@@ -270,6 +280,10 @@ class SqliteStore(Store):
                 "INSERT INTO log (code, version, entry) VALUES (?, ?, ?)",
                 [(code, v, e) for v, e in written],
             )
+            if archive:
+                db.executemany(
+                    "INSERT INTO archive (code, entry) VALUES (?, ?)", [(code, a) for a in archive]
+                )
             length = row[1] + len(written)
             if length > self._log_max:
                 db.execute(
@@ -315,6 +329,15 @@ class SqliteStore(Store):
             return [(row[0], row[1]) for row in rows]
 
         return await self._run(log)
+
+    async def archive(self, code: str) -> list[bytes]:
+        def archive(db: sqlite3.Connection) -> list[bytes]:
+            if not _live(db, code, self._clock()):
+                return []
+            rows = db.execute("SELECT entry FROM archive WHERE code = ? ORDER BY id", (code,))
+            return [row[0] for row in rows]
+
+        return await self._run(archive)
 
     async def codes(self, limit: int) -> list[str]:
         def codes(db: sqlite3.Connection) -> list[str]:
@@ -382,4 +405,7 @@ def _live(db: sqlite3.Connection, code: str, now: float) -> bool:
 def _sweep(db: sqlite3.Connection, now: float) -> None:
     """Delete every expired room and its log."""
     db.execute("DELETE FROM log WHERE code IN (SELECT code FROM rooms WHERE expires <= ?)", (now,))
+    db.execute(
+        "DELETE FROM archive WHERE code IN (SELECT code FROM rooms WHERE expires <= ?)", (now,)
+    )
     db.execute("DELETE FROM rooms WHERE expires <= ?", (now,))

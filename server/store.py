@@ -139,11 +139,13 @@ class Store(ABC):
         ttl: float,
         notice: Notice,
         earlier: Sequence[tuple[int, bytes]] = (),
+        archive: Sequence[bytes] = (),
     ) -> str:
         """Compare-and-set on the tag ``expected``: write ``data`` as ``version``, append
-        ``earlier`` then ``(version, entry)`` to the move log, and return the new tag; raises
-        VersionConflict or RoomMissing. ``earlier`` holds the log entries of the versions
-        before ``version`` that the same save writes (a batch of commands, oldest first)."""
+        ``earlier`` then ``(version, entry)`` to the move log and ``archive`` to the room's
+        archive, and return the new tag; raises VersionConflict or RoomMissing. ``earlier``
+        holds the log entries of the versions before ``version`` that the same save writes (a
+        batch of commands, oldest first)."""
 
     @abstractmethod
     async def stamps(self, codes: list[str]) -> dict[str, Stamp | None]:
@@ -153,6 +155,11 @@ class Store(ABC):
     @abstractmethod
     async def log(self, code: str) -> list[tuple[int, bytes]]:
         """The move log as (version, entry) pairs, oldest first."""
+
+    @abstractmethod
+    async def archive(self, code: str) -> list[bytes]:
+        """The room's archive (the facts its game records are built from, server/records.py),
+        oldest first. Unlike the move log it is never trimmed: it lives as long as the room."""
 
     @abstractmethod
     async def codes(self, limit: int) -> list[str]:

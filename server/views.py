@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server.rooms import Room, Seat
+from server import records
+from server.rooms import Phase, Room, Seat
 
 
 def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, Any]:
@@ -31,7 +32,33 @@ def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, An
         "now": now,
         "round": room.round,
         "seats": [seat_info(seat, connected) for seat in room.seats],
+        **deal_info(room),
     }
+
+
+def deal_info(room: Room) -> dict[str, Any]:
+    """The seals (docs/fairplay.md): ``deal`` for the game in play or the last one (its
+    server seed and deal seed only once it is over), ``next_deal`` while the next deal's
+    contributions are open (the lobby, and after a game). Absent when there is none."""
+    info: dict[str, Any] = {}
+    deal = room.deal
+    if deal is not None:
+        shown: dict[str, Any] = {
+            "round": deal.round,
+            "sealed": deal.sealed,
+            "commitment": deal.commitment,
+            "contributions": list(deal.contributions),
+        }
+        if room.phase is Phase.FINISHED:
+            shown["server_seed"] = deal.server_seed
+            shown["seed"] = records.seed_hex(room.seed)
+        info["deal"] = shown
+    if room.next_commitment and room.phase is not Phase.PLAYING:
+        info["next_deal"] = {
+            "commitment": room.next_commitment,
+            "contributions": [s.contribution for s in room.seats],
+        }
+    return info
 
 
 def seat_info(seat: Seat, connected: frozenset[int]) -> dict[str, Any]:

@@ -29,7 +29,10 @@ def test_normalize_refuses_what_is_not_a_code() -> None:
 
 
 def test_all_keys_of_a_room_share_its_hash_tag() -> None:
-    tagged = {keys.room("ABCDE"), keys.log("ABCDE"), keys.presence("ABCDE")}
+    tagged = {
+        *(keys.room("ABCDE"), keys.log("ABCDE"), keys.presence("ABCDE")),
+        *(keys.archive("ABCDE"), keys.notices("ABCDE")),
+    }
     assert all("{ABCDE}" in key for key in tagged)
     assert keys.code_of(keys.room("ABCDE")) == "ABCDE"
     assert keys.code_of(keys.log("ABCDE")) is None

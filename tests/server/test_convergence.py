@@ -135,10 +135,10 @@ async def test_a_change_whose_notice_is_lost_reaches_every_client(redis_clean: s
             room = rooms.decode(stored.data)
             new = commands.chat(room, room.seats[0].id, "quiet", 1.0, limit=200, keep=50).room
             await silent._save(
-                keys=[keys.room(code), keys.log(code), keys.presence(code)],
+                keys=[keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)],
                 args=[
                     *(stored.tag, new.version, rooms.encode(new), pack({})),
-                    *(60_000, 100, "nobody-listens", "x", "quiet-tag"),
+                    *(60_000, 100, "nobody-listens", "x", "quiet-tag", 0),
                 ],
             )
         finally:

@@ -281,6 +281,41 @@ async def test_the_log_keeps_about_the_last_log_max_entries(store: Store) -> Non
     assert log == [(v, b"e%d" % v) for v in range(last + 1 - len(log), last + 1)]
 
 
+async def test_the_archive_is_appended_with_its_save_and_never_trimmed(store: Store) -> None:
+    tag = await store.create("ARCHV", b"v1", b"e1", 60)
+    assert tag is not None
+    assert await store.archive("ARCHV") == []
+    last = LOG_MAX + 110
+    for version in range(2, last + 1):
+        kept = [b"a%d" % version] if version % 2 else []
+        tag = await store.save(
+            "ARCHV", tag, version, b"v", b"e", 60, notice("ARCHV", version), archive=kept
+        )
+    assert await store.archive("ARCHV") == [b"a%d" % v for v in range(3, last + 1, 2)]
+    assert len(await store.log("ARCHV")) < last, "the log was trimmed meanwhile"
+
+
+async def test_a_refused_save_adds_nothing_to_the_archive(store: Store) -> None:
+    tag = await store.create("ARCHR", b"v1", b"e1", 60)
+    assert tag is not None
+    await store.save("ARCHR", tag, 2, b"v2", b"e2", 60, notice("ARCHR", 2), archive=[b"a", b"b"])
+    with pytest.raises(VersionConflict):
+        await store.save("ARCHR", "stale", 3, b"x", b"e3", 60, notice("ARCHR", 3), archive=[b"c"])
+    assert await store.archive("ARCHR") == [b"a", b"b"]
+
+
+async def test_an_expired_rooms_archive_never_leaks_into_a_new_room(
+    store: Store, clock: Clock
+) -> None:
+    tag = await store.create("ARCHX", b"v1", b"e1", 60)
+    assert tag is not None
+    await store.save("ARCHX", tag, 2, b"v2", b"e2", 60, notice("ARCHX", 2), archive=[b"old"])
+    await expire(store, "ARCHX", clock)
+    assert await store.archive("ARCHX") == []
+    assert await store.create("ARCHX", b"new", b"n1", 60)
+    assert await store.archive("ARCHX") == []
+
+
 def test_notice_round_trips() -> None:
     sent = Notice(NoticeKind.CHANGE, "ABCDE", 12, "inst 1")
     assert Notice.decode(sent.encode()) == sent
