@@ -430,10 +430,8 @@ function feed(room, msg) {
     room.logRound = msg.room.round;
     // The game's first line, shown in the ticker until the first move: the commitment everyone
     // saw before the deal, whose seed is revealed and checked at the end (docs/fairplay.md).
-    const deal = msg.room.deal;
-    if (deal && deal.sealed && deal.round === msg.room.round) {
-      room.log.push({ id: ++lineCount, seat: null, text: `Deal sealed: ${deal.commitment.slice(0, 8)}…` });
-    }
+    const shown = msg.room.seal;
+    if (shown) room.log.push({ id: ++lineCount, seat: null, text: `Deal sealed: ${shown}…` });
   }
   const entries = msg.events || [];
   if (!entries.length) return;

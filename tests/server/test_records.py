@@ -126,9 +126,8 @@ async def test_the_commitment_in_the_first_view_is_the_hash_of_the_seed_revealed
     await start(host)
     playing = host.state
     assert playing is not None
-    dealt = playing["room"]["deal"]
-    assert dealt["commitment"] == seen
-    assert "server_seed" not in dealt and "seed" not in dealt, "secret until the end"
+    assert playing["room"]["seal"] == seen[:8]
+    assert "deal" not in playing["room"], "the seeds are secret until the end"
     assert "next_deal" not in playing["room"]
     finals = await _finish([host, guest])
     revealed = finals[0]["room"]["deal"]
@@ -154,11 +153,14 @@ async def test_a_rematch_is_sealed_by_a_new_commitment_published_at_the_end_of_t
     seq = host.next_seq()
     await host.send({"type": "rematch", "seq": seq})
     state = await host.until(lambda m: m["type"] == "state" and m["room"]["round"] == 2)
-    assert state["room"]["deal"]["commitment"] == after["commitment"]
-    assert state["room"]["deal"]["contributions"] == [values[1], ""]
+    assert state["room"]["seal"] == after["commitment"][:8]
     old = await _get(server.http, f"/api/rooms/{code}/games/1/record")
     assert old.status_code == 200, "the first game's record is kept through the rematch"
     assert (await _get(server.http, f"/api/rooms/{code}/games/2/record")).status_code == 409
+    await clients[1].until(lambda m: m["type"] == "state" and m["room"]["round"] == 2)
+    rematched = await _finish(clients)
+    assert rematched[0]["room"]["deal"]["contributions"] == [values[1], ""]
+    assert rematched[0]["room"]["deal"]["commitment"] == after["commitment"]
 
 
 async def test_a_contribution_made_for_another_commitment_is_refused(server: Any) -> None:
@@ -202,11 +204,10 @@ async def test_a_resume_carries_a_contribution_to_the_next_deal(server: Any) -> 
 
 
 async def test_a_contribution_during_play_is_refused(server: Any) -> None:
-    _code, clients, _ = await _table(server, "floor")
-    dealt = clients[0].state
-    assert dealt is not None
-    commitment = dealt["room"]["deal"]["commitment"]
-    await clients[0].send({"type": "contribute", "value": "12" * 16, "commitment": commitment})
+    code, clients, _ = await _table(server, "floor")
+    lobby = await _summary(server.http, code)
+    assert "next_deal" not in lobby, "no contributions are open while a game is played"
+    await clients[0].send({"type": "contribute", "value": "12" * 16, "commitment": "e" * 64})
     await clients[0].error("wrong_phase")
 
 
