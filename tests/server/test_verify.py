@@ -239,3 +239,36 @@ def _verify(path: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+def test_a_room_from_before_sealing_deals_unsealed_and_its_record_fails_verification() -> None:
+    """A room record written before deals were sealed has no committed seed: its games are
+    dealt from the server's fresh seed, shown as unsealed, and ``parlor verify`` says so."""
+    from server import rooms, views
+
+    room = commands.create(
+        "OLDRM", "floor", None, 0, commands.Context(now=1.0), secret="s", created_by="c"
+    )
+    raw = unpack(rooms.encode(room))
+    for key in ("next_seed", "next_commitment", "deal"):
+        del raw[key]
+    old = rooms.decode(pack(raw))
+    assert old.next_seed == "" and "next_deal" not in views.room_info(old, frozenset(), 1.0)
+    for i in range(2):
+        old = commands.join(old, f"P{i}", f"h{i}", 1.0, name_max=24).room
+    change = commands.start(old, old.host, 12345, 2.0, _hex("next"))
+    assert change.room.seed == 12345, "dealt from the server's fresh seed"
+    assert "seal" not in views.room_info(change.room, frozenset(), 2.0)
+    archive = list(change.archive)
+    room = replace(change.room, seats=tuple(replace(s, away=True) for s in change.room.seats))
+    while room.phase is Phase.PLAYING:
+        step = commands.bot_move(room, room.version, 3.0)
+        room, archive = step.room, [*archive, *step.archive]
+    assert views.room_info(room, frozenset(), 4.0)["deal"]["sealed"] is False
+    record = json.loads(json.dumps(records.build("OLDRM", 1, [unpack(pack(a)) for a in archive])))
+    assert records.verify(record) == [
+        "the deal was not sealed: its commitment was not published before it"
+    ]
+    assert views.room_info(room, frozenset(), 4.0)["next_deal"]["commitment"], (
+        "the rematch is sealed: the deal drew its server seed"
+    )
