@@ -66,6 +66,7 @@ def measure(actions: int, seed: int = 1) -> dict[str, float]:
         change = timed("command", commands.seated, room, seat_id, message, ctx)
         new = change.room
         timed("log entry", pack, {**(change.entry or {}), "at": 1.0})
+        timed("archive", lambda entries: [pack(e) for e in entries], change.archive)
         timed("room record", rooms.encode, new)
         connected = frozenset(s.id for s in new.seats)
         info = timed("room info", views.room_info, new, connected, 1.0)

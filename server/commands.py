@@ -668,7 +668,9 @@ def seated(room: Room, seat_id: int, message: Sequenced, ctx: Context) -> Change
         # The seat is gone: this leave (resent after a lost reply) or a kick came first.
         return Change(room, None, seat_id)
     command = SEATED[type(message)]
-    digest = command_digest("m", message.model_dump(mode="json", exclude={"seq"}))
+    # The message's fields as validated (strict types, nothing nested), without pydantic's
+    # serializer: the same dict ``model_dump(mode="json", exclude={"seq"})`` gives.
+    digest = command_digest("m", {k: v for k, v in message.__dict__.items() if k != "seq"})
     return sequenced(
         room, seat_id, message.seq, lambda r: command(r, seat_id, message, ctx), digest
     )

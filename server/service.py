@@ -98,7 +98,11 @@ class RoomService:
         #: lost), so the hub fans it out too.
         self.on_loaded: Callable[[Room], None] = lambda room: None
 
-    def context(self) -> Context:
+    def context(self, *, fresh: bool = True) -> Context:
+        """What a command may not compute itself. ``fresh``: with new randomness (a seed and a
+        server seed, from the system's CSPRNG), which only a command that deals needs."""
+        if not fresh:
+            return Context(now=self.clock(), limits=self.limits)
         return Context(
             now=self.clock(), seed=self.new_seed(), limits=self.limits, seal=secrets.token_hex(32)
         )

@@ -33,8 +33,10 @@ from server.protocol import (
     Join,
     Leave,
     Ping,
+    Rematch,
     Resume,
     Sequenced,
+    Start,
     Sync,
     Watch,
     client_message,
@@ -192,7 +194,7 @@ class Session:
         if isinstance(message, Leave):
             # Stop the fan-out first so this connection is not told its own seat was revoked.
             self.hub.detach(self.conn)
-        ctx = self.service.context()
+        ctx = self.service.context(fresh=isinstance(message, Start | Rematch))
         try:
             change = await self.service.change(
                 self.code, lambda r: commands.seated(r, seat_id, message, ctx)

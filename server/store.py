@@ -21,7 +21,7 @@ The store knows nothing of rooms beyond opaque bytes and a version number. Its p
 
 from __future__ import annotations
 
-import secrets
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -64,7 +64,10 @@ class Stored:
 
 
 def new_tag() -> str:
-    return secrets.token_hex(8)
+    """A write's tag: 64 random bits. Only unique, not secret, so from the process's seeded
+    generator rather than a system call per write (``random`` reseeds it in a forked child,
+    so workers never share a sequence)."""
+    return f"{random.getrandbits(64):016x}"
 
 
 class NoticeKind(StrEnum):
