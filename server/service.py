@@ -212,6 +212,7 @@ class RoomService:
 
         Raises :class:`StoreUnavailable` when the store cannot be reached; the command may
         or may not have been applied then, and resending it (same seq, same key) is safe."""
+        command = self._judged_now(code, command)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Change] = loop.create_future()
         waiting = (command, future)
@@ -241,6 +242,26 @@ class RoomService:
                 future.exception()  # retrieved: this caller is gone
             raise
         return future.result()
+
+    def _judged_now(self, code: str, command: Command) -> Command:
+        """Nothing is under way for the room here and its cached room is the newest this
+        instance has heard of: the command is judged on it at once, exactly as the batch it
+        would lead would judge it first, so a refusal is raised without queueing, and a change
+        is handed on to be saved (on the same room, it is not computed again)."""
+        cached = self._cache.get(code)
+        lock = self._locks.get(code)
+        if (
+            cached is None
+            or code in self._waiting
+            or (lock is not None and lock.locked())
+            or not self._current(cached.room)
+        ):
+            return command
+        room = cached.room
+        change = command(room)  # a refusal (RoomError, RulesError) is final: it propagates
+        if change.entry is None:
+            return command  # "already applied": the batch checks the store still holds it
+        return lambda r: change if r is room else command(r)
 
     def _drop(self, code: str, waiting: tuple[Command, asyncio.Future[Change]]) -> None:
         """A caller gone before its batch was taken: its command is not applied."""
