@@ -1,0 +1,67 @@
+"""The browser's check of a sealed deal (client-web/js/fairplay.js, docs/fairplay.md) computes
+what the server computes, with Web Crypto and with the plain SHA-256 it falls back on where a
+page has no ``crypto.subtle`` (plain http on a LAN address)."""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+
+from server import records
+from tests.browser.pages import Person
+
+Make = Callable[..., Person]
+
+
+def test_the_plain_sha256_agrees_with_web_crypto_and_python_at_every_length(person: Make) -> None:
+    ana = person("Ana")
+    ana.page.goto("/")
+    rnd = random.Random(17)
+    inputs = [bytes(rnd.randrange(256) for _ in range(n)) for n in (*range(0, 130), 1000, 4096)]
+    got = ana.page.evaluate(
+        """async (inputs) => {
+          const main = document.querySelector('script[type=module]').src;
+          const fp = await import(main.replace(/main\\.js$/, 'fairplay.js'));
+          const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+          const out = [];
+          for (const list of inputs) {
+            const bytes = new Uint8Array(list);
+            out.push([hex(fp.sha256Plain(bytes)), await fp.sha256Hex(bytes)]);
+          }
+          return out;
+        }""",
+        [list(data) for data in inputs],
+    )
+    for data, (plain, subtle) in zip(inputs, got, strict=True):
+        assert plain == subtle == hashlib.sha256(data).hexdigest(), len(data)
+
+
+def test_the_page_derives_the_commitment_and_the_deal_seed_as_the_server_does(
+    person: Make,
+) -> None:
+    ana = person("Ana")
+    ana.page.goto("/")
+    server_seed = hashlib.sha256(b"a server seed").hexdigest()
+    contributions = ["9c41d2e07b3f58a6c1d0e2f4a7b9c3d5", "", "ab" * 32]
+    got = ana.page.evaluate(
+        """async ([seed, contributions]) => {
+          const main = document.querySelector('script[type=module]').src;
+          const fp = await import(main.replace(/main\\.js$/, 'fairplay.js'));
+          const deal = {sealed: true, server_seed: seed, contributions,
+                        commitment: await fp.commitmentOf(seed),
+                        seed: await fp.dealSeedOf(seed, contributions)};
+          const mine = {seen: deal.commitment, seat: 0, mine: contributions[0]};
+          const ok = await fp.checkDeal(deal, mine);
+          const forged = await fp.checkDeal({...deal, seed: '0'.repeat(16)});
+          const other = await fp.checkDeal(deal, {seen: '1'.repeat(64)});
+          return [deal.commitment, deal.seed, ok, forged, other];
+        }""",
+        [server_seed, contributions],
+    )
+    commitment, seed, ok, forged, other = got
+    assert commitment == records.commitment(server_seed)
+    assert seed == records.seed_hex(records.deal_seed(server_seed, contributions))
+    assert ok == {"ok": True}
+    assert forged == {"ok": False, "reason": "the deal seed was not derived from the seeds"}
+    assert other["ok"] is False and "not the one shown before the deal" in other["reason"]
