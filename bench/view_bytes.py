@@ -20,6 +20,7 @@ uniformly; ``bot`` players play ``Game.bot_action`` at the default level.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import statistics
 import zlib
@@ -66,13 +67,16 @@ class Sizes:
 def seated_room(game_id: str, seats: int, seed: int) -> Room:
     """A room of ``seats`` people (``Player 1`` ...) that has just started its game."""
     options = get_game(game_id).parse_options(None).model_dump(mode="json")
-    room = new_room("K7QXM", game_id, options, commands.default_turn_timer(game_id), START)
+    # Sealed, as every room is (docs/fairplay.md), by a seed made from ``seed``.
+    sealed = hashlib.sha256(f"view bytes {seed}".encode()).hexdigest()
+    timer = commands.default_turn_timer(game_id)
+    room = new_room("K7QXM", game_id, options, timer, START, next_seed=sealed)
     for i in range(seats):
         change = commands.join(room, f"Player {i + 1}", f"token-{i}", START, name_max=24)
         room = change.room
     host = room.host
     assert host is not None
-    return commands.start(room, host, seed, START).room
+    return commands.start(room, host, seed, START, hashlib.sha256(sealed.encode()).hexdigest()).room
 
 
 def encoded(room: Room, now: float, sent: int, fmt: Format) -> list[bytes]:

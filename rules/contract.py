@@ -16,6 +16,9 @@ What the server relies on:
   seat (``None`` = spectator). Wire-clean (see :mod:`rules.codec`). Always carries the common
   keys ``game``, ``seat``, ``to_act``, ``legal``, ``over`` and ``result``. ``views(state,
   seats)`` renders several at once (what the server does after every change).
+* ``open_view(state)`` — the view with nothing hidden (a replay's "everything revealed"): the
+  spectator view's common keys and compact form, with every card some seat holds or that lies
+  face down filled in, and ``"open": True``. Never sent to a seat of a running game.
 * ``pause_limit(state)`` — seconds after which the current phase (a pause: a round end shown
   until everyone says "next") ends by itself; ``None`` for ordinary phases.
 * ``result(state)`` — ``None`` while the game runs, a :class:`Result` once it is over. Every
@@ -242,6 +245,19 @@ class Game(ABC, Generic[S, A]):
             for s, body in zip(seats, bodies, strict=True)
         ]
 
+    def open_view(self, state: S) -> View:
+        """The view with nothing hidden: what a replay shows with everything revealed.
+
+        The spectator's common keys (``seat`` None, ``legal`` empty) and the game's compact
+        wire form of ``view(state, None)``, with every hidden card filled in as the game's rules
+        page documents ("The open view"), plus ``"open": True``. Wire-clean. It shows what
+        every seat hides, so it is for finished games (or trusted tools), never for a seat.
+        """
+        body = self.open_body(state)
+        view = self._complete(state, None, body, self.to_act(state), self.result(state))
+        view["open"] = True
+        return view
+
     def _check_viewer(self, state: S, seat: int | None) -> None:
         if seat is None:
             return
@@ -323,6 +339,17 @@ class Game(ABC, Generic[S, A]):
     @abstractmethod
     def seat_view(self, state: S, seat: int | None) -> View:
         """Game-specific part of the view (the common keys are added by :meth:`view`)."""
+
+    def open_body(self, state: S) -> View:
+        """Game-specific part of :meth:`open_view`: the spectator's body with every hidden card
+        filled in (the common keys and ``open`` are added by :meth:`open_view`).
+
+        Every game implements it; this default only says so.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} ({self.id}) has no open view: every game implements "
+            "open_body, the spectator's view with every hidden card filled in"
+        )
 
     @abstractmethod
     def result(self, state: S) -> Result | None: ...

@@ -37,22 +37,26 @@ def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, An
 
 
 def deal_info(room: Room) -> dict[str, Any]:
-    """The seals (docs/fairplay.md): ``deal`` for the game in play or the last one (its
-    server seed and deal seed only once it is over), ``next_deal`` while the next deal's
-    contributions are open (the lobby, and after a game). Absent when there is none."""
+    """The seals (docs/fairplay.md). While a sealed game is played, ``seal``: its commitment's
+    first 8 hex digits, to show (every state message carries it, so it stays small; a client
+    checks against the full commitment it saw in ``next_deal`` before the deal). Once the game
+    is over, ``deal``: everything, the server seed and the deal seed included. ``next_deal``
+    while the next deal's contributions are open (the lobby, and after a game). Each is
+    absent when there is none."""
     info: dict[str, Any] = {}
     deal = room.deal
     if deal is not None:
-        shown: dict[str, Any] = {
-            "round": deal.round,
-            "sealed": deal.sealed,
-            "commitment": deal.commitment,
-            "contributions": list(deal.contributions),
-        }
         if room.phase is Phase.FINISHED:
-            shown["server_seed"] = deal.server_seed
-            shown["seed"] = records.seed_hex(room.seed)
-        info["deal"] = shown
+            info["deal"] = {
+                "round": deal.round,
+                "sealed": deal.sealed,
+                "commitment": deal.commitment,
+                "contributions": list(deal.contributions),
+                "server_seed": deal.server_seed,
+                "seed": records.seed_hex(room.seed),
+            }
+        elif deal.sealed:
+            info["seal"] = deal.commitment[:8]
     if room.next_commitment and room.phase is not Phase.PLAYING:
         info["next_deal"] = {
             "commitment": room.next_commitment,

@@ -4,6 +4,7 @@
 
 import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
+import { checkDeal, newContribution } from "./fairplay.js";
 import { patch } from "./dom.js";
 import { snapshot } from "./motion.js";
 import { remembered } from "./store.js";
@@ -304,6 +305,10 @@ function newRoom(code) {
     deadlineAt: null,
     // "A bot played N moves for you", once per absence: {count, id}.
     covered: null,
+    // Commitments this page has sent a contribution for, and the check of the last deal
+    // ({round, pending} or {round, ok, reason}).
+    contributing: {},
+    dealCheck: null,
     away: { was: false, covered: 0, told: false },
     chat: null,
     // The chat total seen last (null: nothing yet) and the lines since, for the badge.
@@ -373,7 +378,7 @@ async function openRoom(code, how = "look", push = true) {
   loadQr().then(render, (error) => console.error("could not load the QR code maker", error));
   const token = remembered.token(code);
   if (token) {
-    connect({ type: "resume", token });
+    connect(resumeEntry(code, token));
   } else if (how === "join" && model.name.trim()) {
     connect({ type: "join", name: model.name.trim(), key: remembered.joinKey(code) });
   } else {
@@ -455,6 +460,10 @@ function feed(room, msg) {
     // A new game (a rematch): a new log.
     room.log = [];
     room.logRound = msg.room.round;
+    // The game's first line, shown in the ticker until the first move: the commitment everyone
+    // saw before the deal, whose seed is revealed and checked at the end (docs/fairplay.md).
+    const shown = msg.room.seal;
+    if (shown) room.log.push({ id: ++lineCount, seat: null, text: `Deal sealed: ${shown}…` });
   }
   const entries = msg.events || [];
   if (!entries.length) return;
@@ -485,7 +494,7 @@ function receive(msg) {
     case "welcome":
       if (msg.token) {
         remembered.setToken(room.code, msg.token);
-        connection.entry = { type: "resume", token: msg.token };
+        connection.entry = resumeEntry(room.code, msg.token);
       }
       break;
     case "state": {
@@ -504,6 +513,7 @@ function receive(msg) {
       room.deadlineAt = msg.room.deadline > 0 ? performance.now() + left * 1000 : null;
       noteCovered(room, msg, fresh);
       connection.knowLastSeq(msg.last_seq || 0);
+      seal(room, msg);
       feed(room, msg);
       if (!msg.view || !msg.view.over) room.ui.resultsHidden = false;
       const key = JSON.stringify(msg.view ? msg.view.legal : null);
@@ -537,6 +547,74 @@ function receive(msg) {
       break;
   }
   render();
+}
+
+// -- fair deals (docs/fairplay.md) ----------------------------------------------------------------
+
+/** Each state: remember the next deal's commitment as seen before the deal, contribute to it
+ * once (a seated person, after seeing it), and check the deal once a game is over. */
+function seal(room, msg) {
+  const info = msg.room;
+  const next = info.next_deal;
+  if (next) {
+    const round = info.round + 1;
+    const known = remembered.seal(room.code, round);
+    const kept = known && known.seen === next.commitment ? { ...known } : { seen: next.commitment, mine: null };
+    const you = msg.you;
+    if (you !== null && you < next.contributions.length) {
+      const given = next.contributions[you];
+      if (given) {
+        kept.mine = given;
+      } else if (!room.contributing[next.commitment]) {
+        kept.mine = kept.mine || newContribution();
+        room.contributing[next.commitment] = true;
+        connection.send({ type: "contribute", value: kept.mine, commitment: next.commitment });
+      }
+    }
+    remembered.setSeal(room.code, round, kept);
+  }
+  const deal = info.deal;
+  if (deal && info.phase === "finished" && deal.server_seed !== undefined) {
+    if (room.dealCheck && room.dealCheck.round === deal.round) return;
+    const known = remembered.seal(room.code, deal.round);
+    room.dealCheck = { round: deal.round, pending: true };
+    const mine = known && known.mine && known.seen === deal.commitment ? known.mine : null;
+    checkDeal(deal, { seen: known ? known.seen : null, seat: msg.you, mine }).then(
+      (checked) => {
+        if (model.room !== room || room.dealCheck.round !== deal.round) return;
+        room.dealCheck = { round: deal.round, ...checked };
+        render();
+      },
+      (error) => {
+        room.dealCheck = { round: deal.round, ok: false, reason: `the check could not run (${error.message})` };
+        render();
+      },
+    );
+  }
+}
+
+/** A contribution to send with a join or resume: one made after seeing the next deal's
+ * commitment (in the room's summary, or remembered from this browser's last visit). */
+function offered(code, summary) {
+  const next = summary && summary.next_deal;
+  if (next) {
+    const round = summary.round + 1;
+    const known = remembered.seal(code, round);
+    const mine = known && known.seen === next.commitment && known.mine ? known.mine : newContribution();
+    remembered.setSeal(code, round, { seen: next.commitment, mine });
+    return { value: mine, commitment: next.commitment };
+  }
+  return null;
+}
+
+/** How to enter again with a seat token: with the contribution this browser made last, which
+ * the server takes if it is still for the next deal's commitment (and leaves out if not). */
+function resumeEntry(code, token) {
+  const last = remembered.latestSeal(code);
+  if (last && last.seen && last.mine) {
+    return { type: "resume", token, contribution: { value: last.mine, commitment: last.seen } };
+  }
+  return { type: "resume", token };
 }
 
 /** The server took a chat line: empty the box, unless something else was typed meanwhile. */
@@ -585,6 +663,9 @@ function refusalText(msg) {
 
 function handleError(msg) {
   const room = model.room;
+  // A contribution that came too late for its deal (the commitment moved on) is not the
+  // player's doing: the next commitment gets one of its own.
+  if (msg.command && msg.command.type === "contribute") return;
   switch (msg.code) {
     case "bad_token":
       remembered.forgetToken(room.code);
@@ -673,8 +754,11 @@ const intents = {
   },
   join() {
     if (!model.name.trim()) return;
-    model.room.entryError = "";
-    connect({ type: "join", name: model.name.trim(), key: remembered.joinKey(model.room.code) });
+    const room = model.room;
+    room.entryError = "";
+    const entry = { type: "join", name: model.name.trim(), key: remembered.joinKey(room.code) };
+    const contribution = offered(room.code, room.summary);
+    connect(contribution ? { ...entry, contribution } : entry);
     render();
   },
   watch() {

@@ -1,11 +1,12 @@
-// What the browser remembers between visits: the player's name, a seat token per room, and
-// whether to beep on your turn.
+// What the browser remembers between visits: the player's name, a seat token per room, the
+// seals it saw and contributed to, and whether to beep on your turn.
 // Storage may be unavailable (private modes); then nothing is remembered and play goes on.
 
 const NAME = "parlor.name";
 const TOKEN = "parlor.token.";
 const JOIN_KEY = "parlor.joinkey.";
 const TURN_ALERT = "parlor.turnalert";
+const SEAL = "parlor.seal.";
 
 /** 16 random bytes, URL-safe: the key a join is sent with (resent after a lost welcome). */
 function newKey() {
@@ -44,7 +45,31 @@ function seatCodes() {
   return codes.sort();
 }
 
+/** Per room, per deal round: {seen, mine}, the commitment this browser saw before that deal
+ * and the contribution it made to it (docs/fairplay.md). The last few rounds only. */
+function seals(code) {
+  try {
+    return JSON.parse(get(SEAL + code) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+function setSeal(code, round, seal) {
+  const kept = seals(code);
+  kept[round] = seal;
+  const rounds = Object.keys(kept).map(Number).sort((a, b) => b - a).slice(0, 3);
+  set(SEAL + code, JSON.stringify(Object.fromEntries(rounds.map((r) => [r, kept[r]]))));
+}
+
 export const remembered = {
+  seal: (code, round) => seals(code)[round] || null,
+  latestSeal: (code) => {
+    const kept = seals(code);
+    const rounds = Object.keys(kept).map(Number).sort((a, b) => b - a);
+    return rounds.length ? kept[rounds[0]] : null;
+  },
+  setSeal,
   seatCodes,
   turnAlert: () => get(TURN_ALERT) === "on",
   setTurnAlert: (on) => set(TURN_ALERT, on ? "on" : null),
@@ -55,6 +80,7 @@ export const remembered = {
   forgetToken: (code) => {
     set(TOKEN + code, null);
     set(JOIN_KEY + code, null);
+    set(SEAL + code, null);
   },
   /** The key for joining room `code`, made once and kept until the seat is given up. */
   joinKey: (code) => {

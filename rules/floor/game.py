@@ -18,7 +18,7 @@ from rules.floor.options import expand, options, to_wire
 from rules.floor.policy import choose
 from rules.floor.state import Phase, State
 from rules.floor.table import MOVE_BOUND
-from rules.floor.views import public_view, seat_view, with_hand
+from rules.floor.views import open_body, public_view, seat_view, with_hand
 from rules.rng import Rng
 
 HAND_SIZE = 7
@@ -111,6 +111,9 @@ class Floor(Game[State, AnyAction]):
         # Only the hand differs between seats: build the public part once.
         public = public_view(state)
         return [with_hand(public, state, seat) for seat in seats]
+
+    def open_body(self, state: State) -> View:
+        return open_body(state)
 
     def bot_action(
         self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL

@@ -3,7 +3,8 @@
 Public: hand sizes, the floor, the top card, the direction, whatever is pending and who must
 answer it, and the sizes of the piles. Private: the cards in a hand (only its owner sees them)
 and the order of the piles (nobody does). A card is its id (``rules/floor/cards.py``), as in
-actions and events: the wire form of docs/rules/floor.md, "What a player sees".
+actions and events: the wire form of docs/rules/floor.md, "What a player sees". The open view
+(``open_body``, for replays of finished games) adds every hand.
 """
 
 from __future__ import annotations
@@ -56,3 +57,12 @@ def with_hand(public: dict[str, Any], state: State, seat: int | None) -> dict[st
 
 def seat_view(state: State, seat: int | None) -> dict[str, Any]:
     return with_hand(public_view(state), state, seat)
+
+
+def open_body(state: State) -> dict[str, Any]:
+    """The open view's body (docs/rules/floor.md, "The open view"): the spectator's, plus every
+    seat's hand (``hands``: per seat, its card ids, sorted). The piles stay counted only: no seat
+    holds them, and nobody sees their order."""
+    view = public_view(state)
+    view["hands"] = [list(hand) for hand in state.hands]
+    return view

@@ -542,6 +542,16 @@ class NumberSwap(Game[State, AnyAction]):
         }
         return [dict(body) for _ in seats]
 
+    def open_body(self, state: State) -> View:
+        # The open view (docs/rules/numberswap.md, "The open view"): the spectator's body, whose
+        # ``grids`` still say which cells are face down (``null``), plus what those hide: per
+        # seat, the values of its face-down cards in position order (the i-th fills the i-th
+        # ``null`` cell). Nothing else in Number Swap is hidden from a spectator but the order
+        # of the draw pile, which nobody holds or sees.
+        body = self.seat_views(state, [None])[0]
+        body["down_cards"] = [[grid.cards[p] for p in grid.face_down()] for grid in state.grids]
+        return body
+
     def result(self, state: State) -> Result | None:
         if state.phase is not Phase.OVER:
             return None

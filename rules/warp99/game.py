@@ -121,6 +121,9 @@ class Warp99(Game[State, AnyAction]):
         public = views.public_view(state)
         return [views.hand_view(public, state, s) for s in seats]
 
+    def open_body(self, state: State) -> View:
+        return views.open_body(state)
+
     def bot_action(
         self, state: State, seat: int, rng: Rng, level: str = DEFAULT_BOT_LEVEL
     ) -> AnyAction:

@@ -4,8 +4,9 @@ Public: every row, score, hand size and deck size, and whether that deck was dea
 (R11: it then scores when it runs out; every new deck's size is announced anyway); both pile tops
 and sizes; how many cards the reserve and the scored pile hold; the rule cards' face-up sides;
 whose turn and which step; whether the stuck-flip has been used. Private: a seat's own hand.
-Never shown to anyone: the identity or order of any card in a deck, the reserve, another hand,
-under a pile top or in the scored pile.
+Never shown to a seat or spectator: the identity or order of any card in a deck, the reserve,
+another hand, under a pile top or in the scored pile. The open view (``open_body``, for replays
+of finished games) adds every hand.
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ def hand_view(public: View, state: State, seat: int | None) -> View:
     """``public`` (shared, not copied deeply) plus what only ``seat`` may see."""
     view = dict(public)
     view["hand"] = None if seat is None else list(state.hands[seat])
+    return view
+
+
+def open_body(state: State) -> View:
+    """The open view's body (docs/rules/warp99.md, "The open view"): the spectator's, plus every
+    seat's hand (``hands``: per seat, its card ids, sorted). The decks, the reserve and the cards
+    under the pile tops or in the scored pile stay counted only: no seat holds them."""
+    view = hand_view(public_view(state), state, None)
+    view["hands"] = [list(hand) for hand in state.hands]
     return view
 
 

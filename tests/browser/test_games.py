@@ -35,9 +35,15 @@ def _start(host: Person, *others: Person) -> None:
     host.click("Start the game")
     for person in (host, *others):
         person.wait_screen("table")
+        # The game log opens with the commitment everyone saw before the deal.
+        sealed = person.page.locator("[data-panel=log] li", has_text="Deal sealed: ")
+        sealed.first.wait_for(state="attached")
 
 
 def _check_results(players: list[Person], spectator: Person) -> None:
+    for someone in (*players, spectator):
+        # Each page recomputed the commitment and the deal seed from the revealed seed.
+        someone.page.locator("[data-deal-check=ok]").wait_for()
     tables = [p.results() for p in players]
     assert all(t == tables[0] for t in tables), "everyone sees the same standings"
     assert spectator.results() == tables[0]

@@ -11,6 +11,8 @@ checks, after every action:
 * every card is accounted for exactly once;
 * no leak: shuffling the cards hidden from a seat leaves that seat's view identical
   (also for the spectator view);
+* the open view (nothing hidden) is wire-clean, the same for equal states, and the spectator
+  view plus the keys the game documents for it (``Harness.open_keys``);
 * events are public: the same action, applied after shuffling the cards hidden from a seat (or
   the spectator), gives the same events whenever that viewer cannot tell the two games apart
   afterwards either (its view after the action is the same too);
@@ -47,6 +49,9 @@ class Harness:
     #: A state equal to the input except that cards hidden from ``seat`` (None = spectator)
     #: are permuted among their hidden places.
     permute_hidden: Callable[[Any, int | None, random.Random], Any]
+    #: The keys the game's open view adds to the spectator's (``Game.open_view``: the hidden
+    #: cards filled in); everything else in it is the spectator view as it is.
+    open_keys: frozenset[str]
 
 
 def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int = 1) -> None:
@@ -81,6 +86,7 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
     spectator = game.view(state, None)
     assert is_wire_clean(spectator)
     assert spectator["legal"] == []
+    check_open_view(h, state, again, spectator)
 
     for _ in range(leak_checks):
         seat = rnd.choice([*range(seats), None])
@@ -90,6 +96,19 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
         seen, shuffled_view = game.view(state, seat), game.view(shuffled, seat)
         assert shuffled_view == seen, f"view of {seat} leaks"
         assert pack(shuffled_view) == pack(seen), f"view of {seat} leaks"
+
+
+def check_open_view(h: Harness, state: Any, equal: Any, spectator: dict[str, Any]) -> None:
+    """The open view (nothing hidden) is wire-clean, the same for equal states, and the
+    spectator view plus the game's ``open_keys`` and ``"open": True``."""
+    game = h.game
+    opened = game.open_view(state)
+    assert is_wire_clean(opened), "the open view must be wire-clean"
+    assert unpack(pack(opened)) == opened
+    assert opened["open"] is True
+    assert set(opened) == {*spectator, *h.open_keys, "open"}, "the open view's keys"
+    assert {k: v for k, v in opened.items() if k not in h.open_keys and k != "open"} == spectator
+    assert pack(game.open_view(equal)) == pack(opened), "equal states, equal open views"
 
 
 class _Sorting(random.Random):

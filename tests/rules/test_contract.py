@@ -7,7 +7,7 @@ import pytest
 
 from rules import all_games, register
 from rules.codec import is_wire_clean, pack, unpack
-from rules.contract import Result, places_from_scores
+from rules.contract import Game, Result, places_from_scores
 from rules.errors import NotYourTurn, RulesError
 from rules.floor.game import Floor
 from rules.registry import unregister
@@ -130,3 +130,26 @@ def test_a_state_stored_before_the_move_counter_loads_with_none_counted(game_id:
     dumped = game.dump_state(state)
     del dumped["moves"]
     assert game.load_state(unpack(pack(dumped))) == state
+
+
+@pytest.mark.parametrize("game_id", sorted(all_games()))
+def test_every_registered_game_has_an_open_view_with_the_spectators_common_keys(
+    game_id: str,
+) -> None:
+    game = all_games()[game_id]
+    state = game.new_game(3, None, 4)
+    opened = game.open_view(state)
+    spectator = game.view(state, None)
+    common = ("game", "seat", "to_act", "legal", "over", "result")
+    assert {k: opened[k] for k in common} == {k: spectator[k] for k in common}
+    assert (opened["seat"], opened["legal"], opened["open"]) == (None, [], True)
+    assert is_wire_clean(opened)
+
+
+def test_a_game_without_an_open_view_says_so() -> None:
+    class Closed(Floor):
+        id = "floor_closed"
+        open_body = Game.open_body  # type: ignore[assignment]
+
+    with pytest.raises(NotImplementedError, match=r"Closed \(floor_closed\) has no open view"):
+        Closed().open_view(Closed().new_game(2, None, 1))

@@ -110,6 +110,13 @@ class ToyGame(Game[ToyState, Play | Discard]):
             "turn": state.turn,
         }
 
+    def open_body(self, state: ToyState) -> View:
+        # The open view: the spectator's, plus every hand and every face-down discard.
+        body = self.seat_view(state, None)
+        body["hands"] = [list(h) for h in state.hands]
+        body["discards"] = [list(d) for d in state.discarded]
+        return body
+
     def result(self, state: ToyState) -> Result | None:
         if not self._over(state):
             return None

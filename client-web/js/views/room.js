@@ -434,6 +434,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
         ),
       ),
       summary ? h("div", { class: "results-summary" }, summary) : null,
+      dealCheckView(model.room, info),
       info.phase !== "finished"
         ? null
         : youHost && game
@@ -460,6 +461,30 @@ function resultsView(model, intents, view, gameModule, ctx) {
         ? h("p", { class: "replay-link" }, h("a", { href: `/r/${model.room.code}/replay/${info.round}`, "data-replay-link": "" }, "Watch the replay"))
         : null,
     ),
+  );
+}
+
+/** How the game's deal checked out in this browser (docs/fairplay.md), and its record. */
+function dealCheckView(room, info) {
+  const deal = info.deal;
+  if (!deal || info.phase !== "finished") return null;
+  const check = room.dealCheck && room.dealCheck.round === deal.round ? room.dealCheck : { pending: true };
+  const record = `/api/rooms/${room.code}/games/${deal.round}/record`;
+  let line;
+  if (check.pending) line = h("span", { "data-deal-check": "pending" }, "Checking the deal…");
+  else if (check.ok) {
+    line = h(
+      "span",
+      { "data-deal-check": "ok", title: `The revealed seed matches the commitment ${deal.commitment} shown before the deal` },
+      "Deal verified ✓",
+    );
+  } else line = h("span", { "data-deal-check": "failed", class: "error" }, `Deal not verified ✗: ${check.reason}`);
+  return h(
+    "p",
+    { class: "deal-check", key: "deal-check" },
+    line,
+    " · ",
+    h("a", { href: record, download: `parlor-${room.code}-${deal.round}.json`, "data-record-link": "" }, "Download the record"),
   );
 }
 

@@ -179,4 +179,10 @@ def _deck(state: Any) -> Counter[Hashable]:
     return Counter(DECK)
 
 
-HARNESS = Harness(game=GAME, cards=cards, deck=_deck, permute_hidden=permute_hidden)
+HARNESS = Harness(
+    game=GAME,
+    cards=cards,
+    deck=_deck,
+    permute_hidden=permute_hidden,
+    open_keys=frozenset({"hands"}),
+)

@@ -186,3 +186,52 @@ def test_compact_legal_form_under_a_freeze() -> None:
         {"type": "freeze", "cards": [freeze(SQUARE)]},
         {"type": "discard_operations", "sets": [[add(), add(1)]]},
     ]
+
+
+# -- the open view (docs/rules/floor.md, "The open view") --------------------------------------
+
+
+def test_the_open_view_carries_every_hand_as_in_the_state() -> None:
+    state = position(
+        [[num(CIRCLE, 5), add()], [num(STAR, 1)], [num(STAR, 2), num(STAR, 3), swap()]],
+        shape=CIRCLE,
+    )
+    view = GAME.open_view(state)
+    assert view["hands"] == [
+        sorted([num(CIRCLE, 5), add()]),
+        [num(STAR, 1)],
+        sorted([num(STAR, 2), num(STAR, 3), swap()]),
+    ]
+    assert view["hand"] is None, "as for the spectator: no seat's own hand"
+
+
+def test_the_open_view_is_the_spectator_view_plus_every_hand() -> None:
+    state = position([[num(CIRCLE, 5)], [num(STAR, 1)]], shape=CIRCLE)
+    view = GAME.open_view(state)
+    assert set(view) == {*KEYS, "hands", "open"}
+    assert (view["open"], view["seat"], view["legal"]) == (True, None, [])
+    rest = {k: v for k, v in view.items() if k not in ("hands", "open")}
+    assert rest == GAME.view(state, None)
+
+
+def test_the_open_view_shows_no_pile_order() -> None:
+    # Chosen on the rules page: only what a seat holds is filled in; the piles stay counted.
+    hands = [[num(CIRCLE, 5)], [num(STAR, 1)]]
+    draw = [num(SQUARE, 1), num(SQUARE, 2), num(SQUARE, 3)]
+    state = position(hands, draw=draw, discard=[num(CIRCLE, 3)])
+    reordered = position(hands, draw=draw[::-1], discard=[num(CIRCLE, 3)])
+    assert GAME.open_view(reordered) == GAME.open_view(state)
+
+
+def test_every_open_view_of_a_random_game_shows_each_hand_its_seat_sees() -> None:
+    rnd = random.Random(6)
+    state = GAME.new_game(5, None, 6)
+    while True:
+        view = unpack(pack(GAME.open_view(state)))
+        assert is_wire_clean(view)
+        assert view["hands"] == [GAME.view(state, s)["hand"] for s in range(5)]
+        assert view["hands"] == [list(hand) for hand in state.hands]
+        if GAME.result(state) is not None:
+            return
+        seat = min(GAME.to_act(state))
+        state, _ = GAME.apply(state, seat, rnd.choice(GAME.legal_actions(state, seat)))

@@ -100,4 +100,10 @@ def permute_hidden(state: State, seat: int | None, rnd: random.Random) -> State:
     return replace(state, grids=new_grids, draw=draw)  # type: ignore[arg-type]
 
 
-HARNESS = Harness(game=GAME, cards=cards, deck=deck, permute_hidden=permute_hidden)
+HARNESS = Harness(
+    game=GAME,
+    cards=cards,
+    deck=deck,
+    permute_hidden=permute_hidden,
+    open_keys=frozenset({"down_cards"}),
+)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from rules.codec import pack, unpack
+from rules.codec import is_wire_clean, pack, unpack
 from rules.numberswap.state import Phase, State
 from tests.rules.numberswap.helpers import GAME, cell_facts, grid, grid_facts, position
 
@@ -107,3 +110,87 @@ def test_the_last_round_is_on_the_table_only_at_the_round_end_and_the_game_end()
     assert seen[Phase.ROUND_END] == {True}
     assert seen[Phase.TURN] == seen[Phase.CHOOSE] == {False}
     assert GAME.view(state, 0)["last_round"] is not None
+
+
+# -- the open view (docs/rules/numberswap.md, "The open view") ---------------------------------
+
+
+def open_cells(view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    """Seat ``seat``'s grid in an open view, cell by cell: :func:`cell_facts` of ``grids``, with
+    each face-down cell's card filled in from ``down_cards`` (in position order)."""
+    hidden = iter(view["down_cards"][seat])
+    cells = grid_facts(view, seat)
+    for cell in cells:
+        if not cell["up"] and not cell["cleared"]:
+            cell["card"] = next(hidden)
+    assert next(hidden, "none left") == "none left", "one down card per face-down cell"
+    return cells
+
+
+def test_the_open_view_shows_every_face_down_card_in_position_order():
+    g = grid([None, None, None, 0, 7, -2, 12, 3, 5, 1, 9, 4], up=[3, 5])
+    view = GAME.open_view(position([g, grid(DOWN, up=[11])]))
+    assert view["down_cards"] == [[7, 12, 3, 5, 1, 9, 4], [9] * 11]
+    assert [c["card"] for c in open_cells(view, 0)] == [
+        None,
+        None,
+        None,
+        0,
+        7,
+        -2,
+        12,
+        3,
+        5,
+        1,
+        9,
+        4,
+    ]
+
+
+def test_the_open_view_still_tells_face_down_cells_apart():
+    g = grid([None, None, None, 0, 7, -2, 12, 3, 5, 1, 9, 4], up=[3, 5])
+    state = position([g, grid(DOWN, up=[11])])
+    view = GAME.open_view(state)
+    # ``grids`` is the spectator's: a face-down cell is still ``null``, with its card beside it.
+    assert view["grids"] == GAME.view(state, None)["grids"]
+    assert [(c["up"], c["cleared"]) for c in open_cells(view, 0)] == [
+        *[(False, True)] * 3,
+        (True, False),
+        (False, False),
+        (True, False),
+        *[(False, False)] * 6,
+    ]
+    # A face-down 0 is a card, never ``false`` (a cleared slot).
+    zero = GAME.open_view(position([grid([0] * 12), grid(DOWN)]))
+    assert [type(c) for c in unpack(pack(zero))["down_cards"][0]] == [int] * 12
+
+
+def test_the_open_view_has_the_spectator_keys_plus_down_cards_and_open():
+    state = GAME.new_game(3, None, 1)
+    view = GAME.open_view(state)
+    assert set(view) == {*GAME.view(state, None), "down_cards", "open"}
+    assert (view["open"], view["seat"], view["legal"]) == (True, None, [])
+    assert view["to_act"] == [0, 1, 2]
+
+
+def test_the_open_view_is_wire_clean():
+    view = GAME.open_view(GAME.new_game(8, None, 2))
+    assert is_wire_clean(view)
+    assert unpack(pack(view)) == view
+
+
+@settings(max_examples=5, deadline=None)
+@given(seats=st.integers(2, 8), seed=st.integers(0, 2**32))
+def test_every_open_view_of_a_random_game_shows_every_cell_as_in_the_state(seats, seed):
+    rnd = random.Random(seed)
+    state = GAME.new_game(seats, {"target_score": 60}, seed)
+    while True:
+        view = unpack(pack(GAME.open_view(state)))
+        for s, g in enumerate(state.grids):
+            cells = open_cells(view, s)
+            assert [c["card"] for c in cells] == list(g.cards)
+            assert [c["up"] or c["cleared"] for c in cells] == list(g.up)
+        if GAME.result(state) is not None:
+            return
+        seat = rnd.choice(sorted(GAME.to_act(state)))
+        state, _ = GAME.apply(state, seat, rnd.choice(GAME.legal_actions(state, seat)))

@@ -60,7 +60,13 @@ def permute_hidden(state: State, seat: int | None, rnd: random.Random) -> State:
     )
 
 
-HARNESS = Harness(game=GAME, cards=all_cards, deck=full_deck, permute_hidden=permute_hidden)
+HARNESS = Harness(
+    game=GAME,
+    cards=all_cards,
+    deck=full_deck,
+    permute_hidden=permute_hidden,
+    open_keys=frozenset({"hands"}),
+)
 
 
 def cards(*names: str) -> tuple[int, ...]:

@@ -212,3 +212,45 @@ def test_every_event_carries_exactly_its_allowed_keys_all_game_long() -> None:
                 seen.add(event["type"])
                 assert set(event) == EVENT_KEYS[event["type"]], event
     assert seen == set(EVENT_KEYS)
+
+
+# -- the open view (docs/rules/warp99.md, "The open view") -------------------------------------
+
+
+def test_the_open_view_carries_every_hand_as_in_the_state() -> None:
+    state = position(hand=["red 4", "blue 2"], seats=3)
+    view = GAME.open_view(state)
+    assert view["hands"] == [list(hand) for hand in state.hands]
+    assert view["hands"][0] == sorted(cards("red 4", "blue 2"))
+    assert view["hand"] is None, "as for the spectator: no seat's own hand"
+
+
+def test_the_open_view_is_the_spectator_view_plus_every_hand() -> None:
+    state = position(hand=["red 4"], seats=3)
+    view = GAME.open_view(state)
+    assert (view["open"], view["seat"], view["legal"]) == (True, None, [])
+    rest = {k: v for k, v in view.items() if k not in ("hands", "open")}
+    assert rest == GAME.view(state, None)
+
+
+def test_the_open_view_shows_no_deck_reserve_or_scored_card() -> None:
+    # Chosen on the rules page: only what a seat holds is filled in; the rest stays counted.
+    state = position(hand=["red 4"], deck=["gray 0", "gray 1", "gray 2"])
+    reordered = replace(
+        state,
+        decks=(cards("gray 2", "gray 0", "gray 1"), *state.decks[1:]),
+        reserve=tuple(reversed(state.reserve)),
+    )
+    assert GAME.open_view(reordered) == GAME.open_view(state)
+
+
+def test_every_open_view_of_a_random_game_shows_each_hand_its_seat_sees() -> None:
+    _, log = play_random_game(HARNESS, 4, 5, check=False)
+    state = GAME.new_game(4, None, 5)
+    for seat, action in [*log, (None, None)]:
+        view = unpack(pack(GAME.open_view(state)))
+        assert is_wire_clean(view)
+        assert view["hands"] == [GAME.view(state, s)["hand"] for s in range(4)]
+        assert view["hands"] == [list(hand) for hand in state.hands]
+        if seat is not None:
+            state, _ = GAME.apply(state, seat, action)

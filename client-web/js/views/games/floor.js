@@ -20,13 +20,15 @@ export { howTo } from "./floor-howto.js";
 const decoded = new WeakMap();
 
 /** The view as the table draws it: the hand and the top card arrive as card ids
- * (docs/rules/floor.md, "What a player sees") and are spelled out as cards (cardOf). Worked
- * out once per view. */
+ * (docs/rules/floor.md, "What a player sees") and are spelled out as cards (cardOf). An open
+ * view (`open`: nothing hidden, "The open view") also brings every seat's hand: `hands`, one
+ * list of cards per seat (else null). Worked out once per view. */
 function decode(view) {
   if (decoded.has(view)) return decoded.get(view);
   const full = {
     ...view,
     hand: view.hand ? view.hand.map(cardOf) : view.hand,
+    hands: view.open === true && Array.isArray(view.hands) ? view.hands.map((ids) => ids.map(cardOf)) : null,
     top: view.top === null || view.top === undefined ? view.top : cardOf(view.top),
   };
   decoded.set(view, full);
@@ -519,7 +521,29 @@ export function table(view, ctx) {
   };
 }
 
-/** A player's compact facts for the strip: a fan of backs, the count, what hits them. */
+/** An open view's hand in the strip: mini cards (their corners) in up to three lines of at
+ * most eight, overlapping to fit the seat's width. */
+function seatHand(cards, s, ctx) {
+  const sortedCards = [...cards].sort((a, b) => a.id - b.id);
+  const count = Math.min(3, Math.max(1, Math.ceil(sortedCards.length / 8)));
+  const per = Math.ceil(sortedCards.length / count) || 1;
+  const lines = [];
+  for (let i = 0; i < sortedCards.length; i += per) lines.push(sortedCards.slice(i, i + per));
+  return h(
+    "span",
+    { class: "f-seat-hand", role: "list", "aria-label": `${ctx.names(s)}'s hand: ${sortedCards.map(cardLabel).join(", ") || "empty"}` },
+    lines.map((line, i) =>
+      h(
+        "span",
+        { class: "f-seat-line", key: `l${i}`, style: `--n: ${line.length}` },
+        line.map((card) => cardPicture(card, { role: "listitem", key: `h${card.id}`, class: "mini", "data-anim": `mini-hand-${s}-${card.id}` })),
+      ),
+    ),
+  );
+}
+
+/** A player's compact facts for the strip: a fan of backs (an open view: the cards), the
+ * count, what hits them. */
 export function seat(view, s, ctx) {
   view = decode(view);
   const size = view.hand_sizes[s];
@@ -529,6 +553,17 @@ export function seat(view, s, ctx) {
     if (p.kind === "take") mark = h("span", { class: "f-badge take" }, `+${p.stack}`);
     else if (p.kind === "freeze") mark = h("span", { class: "f-badge freeze" }, "❄ frozen");
     else if (p.kind === "charged_swap") mark = h("span", { class: "f-badge swap" }, "⇄ decides");
+  }
+  const shown = view.hands && view.hands[s];
+  if (shown) {
+    return h(
+      "span",
+      { class: "f-seat open", "data-anim": `seat-${s}` },
+      h("span", { class: "f-count" }, `${size} card${size === 1 ? "" : "s"}`),
+      size === 1 ? h("span", { class: "f-badge last" }, "last card!") : null,
+      mark,
+      seatHand(shown, s, ctx),
+    );
   }
   return h(
     "span",

@@ -26,6 +26,20 @@
 // ctx (from the frame): you, spectator, names(seat), ui/setUi (choices in progress), act(action),
 // busy, pending (the action in flight, or null: mark it "sending…"), deadlineAt, away.
 // Every card element carries the class "card"; the generic button styles leave .card alone.
+//
+// An open view (view.open === true: a replay with nothing hidden, the rules' open_view; each
+// docs/rules/<id>.md, "The open view") is drawn by the same table() and seat(), called as a
+// spectator's:
+//   const ctx = {you: null, spectator: true, names: (seat) => "Ana", ui: {}, setUi(patch) {},
+//                act() {}, busy: false, pending: null, deadlineAt: null, away: false};
+//   table(view, ctx); seat(view, s, ctx) for every seat s
+// (ui must be an object: Warp 99 keeps the open rule card's explanation there through setUi).
+// Each module's decode picks up the filled-in keys and seat() draws that player's hidden cards:
+// Number Swap its face-down cells with their values, as face-down cards still (class "peek":
+// framed in the backs' green, striped, a folded corner); Warp 99 (under its row) and Floor (in
+// place of the backs) its hand as mini cards in lines that overlap to fit the seat's width, so
+// the strip never grows sideways on a phone. Warp 99's middle also shows the hand of the player
+// whose row it shows. A view without `open` is drawn exactly as before.
 
 const LOADERS = {
   numberswap: () => import("./numberswap.js"),

@@ -40,19 +40,22 @@ function where(pos) {
 function cellLabel(cell, pos) {
   if (cell.cleared) return `${where(pos)}: cleared`;
   if (cell.up) return `${where(pos)}: ${numeral(cell.card)}`;
+  if (cell.peek) return `${where(pos)}: face down, ${numeral(cell.card)}`;
   return `${where(pos)}: face down`;
 }
 
 /** The classes of a card's face: the same look wherever the card is drawn (grid, pile, strip,
- * the reveal, How to play), so a card never changes colour between places or states. */
+ * the reveal, How to play), so a card never changes colour between places or states. A face-down
+ * card of an open view (`peek`) shows its value's face, framed and corner-marked as face down. */
 function look(c) {
   if (c.cleared) return ["card", "ns-card", "cleared"];
   if (c.up) return ["card", "ns-card", "up", valueClass(c.card)];
+  if (c.peek) return ["card", "ns-card", "peek", valueClass(c.card)];
   return ["card", "ns-card", "down"];
 }
 
 function face(c) {
-  return c.up && !c.cleared ? h("span", { class: "ns-value" }, numeral(c.card)) : null;
+  return (c.up || c.peek) && !c.cleared ? h("span", { class: "ns-value" }, numeral(c.card)) : null;
 }
 
 /** A card as a picture (not a control). */
@@ -78,14 +81,24 @@ function cellOf(wire) {
 
 const decoded = new WeakMap();
 
+/** An open view's face-down cells (docs/rules/numberswap.md, "The open view"): `down` is the
+ * seat's `down_cards`, the values of its face-down cells in position order. Each face-down cell
+ * keeps `up: false` and gets its `card`, marked `peek`. */
+function peekAt(grid, down) {
+  const values = [...(down || [])];
+  return grid.map((c) => (!c.up && !c.cleared && values.length ? { card: values.shift(), up: false, cleared: false, peek: true } : c));
+}
+
 /** The view as the table draws it, from the compact wire form: one `players` entry per seat
  * with its cells spelled out, how many are face down and what the face-up ones add up to;
- * `last_turns`; the last round's grids with null for a cleared slot. Worked out once per view. */
+ * `last_turns`; the last round's grids with null for a cleared slot. An open view (`open`:
+ * nothing hidden) also fills in each face-down cell's card (`peek`). Worked out once per view. */
 function decode(view) {
   if (decoded.has(view)) return decoded.get(view);
   const grids = view.grids || [];
+  const open = view.open === true && Array.isArray(view.down_cards);
   const players = grids.map((cells, seat) => {
-    const grid = cells.map(cellOf);
+    const grid = open ? peekAt(cells.map(cellOf), view.down_cards[seat]) : cells.map(cellOf);
     return {
       seat,
       grid,
@@ -512,7 +525,15 @@ export function table(view, ctx) {
 
 // -- the strip ----------------------------------------------------------------------------------------
 
-/** One player's compact facts for the top strip: a mini grid (face-up values shown), the score. */
+/** A mini grid in words: face-down count (an open view: and their cards), face-up sum. */
+function gridWords(p) {
+  const peeked = p.grid.filter((c) => c.peek).map((c) => numeral(c.card));
+  const down = peeked.length ? `${p.face_down} face down (${peeked.join(", ")})` : `${p.face_down} face down`;
+  return `${down}, showing ${p.showing}`;
+}
+
+/** One player's compact facts for the top strip: a mini grid (face-up values shown; an open
+ * view shows the face-down ones too, marked as face down), the score. */
 export function seat(view, s, ctx) {
   view = decode(view);
   const p = view.players[s];
@@ -542,7 +563,7 @@ export function seat(view, s, ctx) {
     { class: ["ns-seat", view.current === s && "current"], key: `ns-seat-${s}` },
     h(
       "div",
-      { class: "ns-grid mini", role: "img", "aria-label": `${ctx.names(s)}'s grid: ${p.face_down} face down, showing ${p.showing}` },
+      { class: "ns-grid mini", role: "img", "aria-label": `${ctx.names(s)}'s grid: ${gridWords(p)}` },
       p.grid.map((c, pos) =>
         h("span", { key: `m${pos}`, class: look(c), "data-anim": `mini-${s}-${pos}` }, face(c)),
       ),

@@ -35,9 +35,12 @@ const decoded = new WeakMap();
 
 /** The view as the table draws it, from the compact wire form (docs/rules/warp99.md, "The view
  * on the wire"): every card id spelled out as a card (cardOf), one `players` entry per seat,
- * and each rule card's side and name beside its face-up rule. Worked out once per view. */
+ * and each rule card's side and name beside its face-up rule. An open view (`open`: nothing
+ * hidden, "The open view") also gives each player its `hand` (else null). Worked out once per
+ * view. */
 function decode(view) {
   if (decoded.has(view)) return decoded.get(view);
+  const hands = view.open === true && Array.isArray(view.hands) ? view.hands : null;
   const players = (view.rows || []).map((row, seat) => ({
     seat,
     score: view.scores[seat],
@@ -45,6 +48,7 @@ function decode(view) {
     hand_size: view.hand_sizes[seat],
     deck_size: view.deck_sizes[seat],
     deck_full: view.deck_full[seat],
+    hand: hands && hands[seat] ? hands[seat].map(cardOf) : null,
   }));
   const full = {
     ...view,
@@ -329,6 +333,17 @@ function rowView(view, ctx) {
           )
         : h("span", { class: "w-row-empty" }, mine ? "Step A: add a card here" : "no cards yet"),
     ),
+    // An open view (a replay, everything revealed): the hand of the player whose row this is.
+    !mine && player.hand
+      ? h(
+          "div",
+          { class: "w-row w-open-hand", role: "list", "aria-label": `${ctx.names(seat)}'s hand: ${player.hand.map(cardLabel).join(", ") || "empty"}` },
+          h("span", { class: "w-open-label", "aria-hidden": "true" }, "hand"),
+          player.hand.length
+            ? player.hand.map((card) => cardPicture(card, { role: "listitem", key: `oh${card.id}`, size: "small" }))
+            : h("span", { class: "w-row-empty" }, "hand empty"),
+        )
+      : null,
   );
 }
 
@@ -528,6 +543,30 @@ export function table(view, ctx) {
 
 // -- the top strip ---------------------------------------------------------------------------
 
+/** `cards` in lines of at most `per` (the last ones shorter): the strip never grows sideways. */
+function lines(cards, per) {
+  const count = Math.max(1, Math.ceil(cards.length / per));
+  const size = Math.ceil(cards.length / count);
+  return Array.from({ length: count }, (_, i) => cards.slice(i * size, (i + 1) * size));
+}
+
+/** An open view's hand in the strip: mini cards in up to two lines that overlap to fit. */
+function seatHand(p, seatIndex, ctx) {
+  return h(
+    "span",
+    { class: "w-seat-hand", role: "list", "aria-label": `${ctx.names(seatIndex)}'s hand: ${p.hand.length ? p.hand.map(cardLabel).join(", ") : "empty"}` },
+    p.hand.length
+      ? lines(p.hand, 5).map((line, i) =>
+          h(
+            "span",
+            { class: "w-seat-line", key: `l${i}` },
+            line.map((card) => cardPicture(card, { size: "mini", role: "listitem", key: `h${card.id}`, "data-anim": `mini-hand-${seatIndex}-${card.id}` })),
+          ),
+        )
+      : h("span", { class: "w-seat-empty" }, "hand empty"),
+  );
+}
+
 export function seat(view, seatIndex, ctx) {
   view = decode(view);
   const p = view.players[seatIndex];
@@ -550,6 +589,7 @@ export function seat(view, seatIndex, ctx) {
           )
         : h("span", { class: "w-seat-empty" }, "row empty"),
     ),
+    p.hand ? seatHand(p, seatIndex, ctx) : null,
   );
 }
 

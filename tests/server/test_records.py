@@ -1,0 +1,254 @@
+"""Fair deals and game records, over real uvicorn, real WebSocket clients and a real
+redis-server: the commitment before the deal, the reveal after it, the record of every game
+and ``parlor verify`` (docs/fairplay.md)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from server import records
+from server.redis_store import RedisStore
+from server.sqlite_store import SqliteStore
+from tests.server.driver import drive, start
+from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
+
+GAMES = ["numberswap", "warp99", "floor"]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _summary(http: str, code: str) -> dict[str, Any]:
+    async with httpx.AsyncClient() as client:
+        response = await client.get(f"{http}/api/rooms/{code}")
+    assert response.status_code == 200, response.text
+    found: dict[str, Any] = response.json()
+    return found
+
+
+async def _get(http: str, path: str) -> httpx.Response:
+    async with httpx.AsyncClient() as client:
+        return await client.get(f"{http}{path}")
+
+
+async def _table(server: Any, game: str, seats: int = 2) -> tuple[str, list[Client], list[str]]:
+    """A room of ``game`` with ``seats`` people, each joined with a contribution made after
+    seeing the commitment (from the room's summary); the host has started it."""
+    code = await create_room(server.http, game)
+    seen = (await _summary(server.http, code))["next_deal"]["commitment"]
+    clients, values = [], []
+    for i in range(seats):
+        client = await Client.open(server.ws, code)
+        value = f"{i + 1:02x}" * 16
+        await client.send(
+            {"type": "join", "name": f"P{i}", "contribution": {"value": value, "commitment": seen}}
+        )
+        await client.expect("welcome")
+        await client.expect("state")
+        clients.append(client)
+        values.append(value)
+    await start(clients[0])
+    return code, clients, values
+
+
+async def _finish(clients: list[Client]) -> list[dict[str, Any]]:
+    import asyncio
+
+    return await asyncio.gather(*(drive(c, random.Random(70 + i)) for i, c in enumerate(clients)))
+
+
+@pytest.fixture
+async def server(redis_clean: str) -> Any:
+    async with serve(TEST_SETTINGS, RedisStore(redis_clean)) as running:
+        yield running
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_finished_games_record_replays_to_its_result_with_parlor_verify(
+    server: Any, game: str, tmp_path: Path
+) -> None:
+    code, clients, _ = await _table(server, game)
+    finals = await _finish(clients)
+    response = await _get(server.http, f"/api/rooms/{code}/games/1/record")
+    assert response.status_code == 200, response.text
+    record = response.json()
+    assert record["result"] == finals[0]["view"]["result"]
+    assert record["game_id"] == game and [s["name"] for s in record["seats"]] == ["P0", "P1"]
+    assert record["actions"] and all(
+        {"seat", "action", "events"} <= set(a) for a in record["actions"]
+    )
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    verified = _parlor_verify(path)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert verified.stdout.startswith("OK:")
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_a_record_asked_for_before_the_end_is_refused(server: Any, game: str) -> None:
+    code, _clients, _ = await _table(server, game)
+    watcher = await Client.open(server.ws, code)
+    await watcher.watch()
+    response = await _get(server.http, f"/api/rooms/{code}/games/1/record")
+    assert response.status_code == 409
+    assert response.json()["code"] == "not_over"
+    replay = await _get(server.http, f"/api/rooms/{code}/games/1/replay?seat=all")
+    assert replay.status_code == 409, "nor may its views be replayed"
+    for missing in ("2", "0", "x", "99999999999"):
+        answer = await _get(server.http, f"/api/rooms/{code}/games/{missing}/record")
+        assert answer.status_code == 404 and answer.json()["code"] == "no_game"
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_commitment_in_the_first_view_is_the_hash_of_the_seed_revealed_at_the_end(
+    server: Any, game: str
+) -> None:
+    code = await create_room(server.http, game)
+    host = await Client.open(server.ws, code)
+    await host.send({"type": "join", "name": "Ana"})
+    await host.expect("welcome")
+    first = await host.expect("state")
+    seen = first["room"]["next_deal"]["commitment"]
+    assert "deal" not in first["room"], "nothing is dealt yet"
+    guest = await Client.open(server.ws, code)
+    await guest.join("Ben")
+    mine = "ab" * 16
+    await host.send({"type": "contribute", "value": mine, "commitment": seen})
+    await host.expect("ack")
+    await start(host)
+    playing = host.state
+    assert playing is not None
+    assert playing["room"]["seal"] == seen[:8]
+    assert "deal" not in playing["room"], "the seeds are secret until the end"
+    assert "next_deal" not in playing["room"]
+    finals = await _finish([host, guest])
+    revealed = finals[0]["room"]["deal"]
+    assert hashlib.sha256(bytes.fromhex(revealed["server_seed"])).hexdigest() == seen
+    assert revealed["contributions"] == [mine, ""]
+    assert revealed["seed"] == records.seed_hex(
+        records.deal_seed(revealed["server_seed"], [mine, ""])
+    )
+
+
+async def test_a_rematch_is_sealed_by_a_new_commitment_published_at_the_end_of_the_game(
+    server: Any,
+) -> None:
+    code, clients, values = await _table(server, "warp99")
+    finals = await _finish(clients)
+    ended = finals[0]["room"]
+    after = ended["next_deal"]
+    assert after["commitment"] != ended["deal"]["commitment"]
+    assert after["contributions"] == ["", ""], "contributions are spent by the deal"
+    host = clients[0]
+    await host.send({"type": "contribute", "value": values[1], "commitment": after["commitment"]})
+    await host.expect("ack")
+    seq = host.next_seq()
+    await host.send({"type": "rematch", "seq": seq})
+    state = await host.until(lambda m: m["type"] == "state" and m["room"]["round"] == 2)
+    assert state["room"]["seal"] == after["commitment"][:8]
+    old = await _get(server.http, f"/api/rooms/{code}/games/1/record")
+    assert old.status_code == 200, "the first game's record is kept through the rematch"
+    assert (await _get(server.http, f"/api/rooms/{code}/games/2/record")).status_code == 409
+    await clients[1].until(lambda m: m["type"] == "state" and m["room"]["round"] == 2)
+    rematched = await _finish(clients)
+    assert rematched[0]["room"]["deal"]["contributions"] == [values[1], ""]
+    assert rematched[0]["room"]["deal"]["commitment"] == after["commitment"]
+
+
+async def test_a_contribution_made_for_another_commitment_is_refused(server: Any) -> None:
+    code = await create_room(server.http, "numberswap")
+    client = await Client.open(server.ws, code)
+    await client.join("Ana")
+    before = client.state
+    assert before is not None
+    await client.send({"type": "contribute", "value": "cd" * 16, "commitment": "0" * 64})
+    refused = await client.error("wrong_commitment")
+    assert refused["commitment"] == before["room"]["next_deal"]["commitment"]
+    assert (await _summary(server.http, code))["version"] == before["version"], "unchanged"
+
+
+async def test_a_join_with_a_contribution_for_another_commitment_takes_the_seat_without_it(
+    server: Any,
+) -> None:
+    code = await create_room(server.http, "numberswap")
+    client = await Client.open(server.ws, code)
+    stale = {"value": "cd" * 16, "commitment": "0" * 64}
+    await client.send({"type": "join", "name": "Ana", "contribution": stale})
+    await client.expect("welcome")
+    state = await client.expect("state")
+    assert state["room"]["next_deal"]["contributions"] == [""]
+
+
+async def test_a_resume_carries_a_contribution_to_the_next_deal(server: Any) -> None:
+    code = await create_room(server.http, "numberswap")
+    first = await Client.open(server.ws, code)
+    welcome = await first.join("Ana")
+    seen = (await _summary(server.http, code))["next_deal"]["commitment"]
+    await first.close()
+    again = await Client.open(server.ws, code)
+    body = {"value": "ef" * 16, "commitment": seen}
+    await again.send({"type": "resume", "token": welcome["token"], "contribution": body})
+    await again.expect("welcome")
+    state = await again.until(
+        lambda m: m["type"] == "state" and m["room"]["next_deal"]["contributions"] == ["ef" * 16]
+    )
+    assert state["room"]["seats"][0]["name"] == "Ana"
+
+
+async def test_a_contribution_during_play_is_refused(server: Any) -> None:
+    code, clients, _ = await _table(server, "floor")
+    lobby = await _summary(server.http, code)
+    assert "next_deal" not in lobby, "no contributions are open while a game is played"
+    await clients[0].send({"type": "contribute", "value": "12" * 16, "commitment": "e" * 64})
+    await clients[0].error("wrong_phase")
+
+
+async def test_a_record_outlives_the_trimmed_move_log(tmp_path: Path) -> None:
+    """The move log keeps only its last entries; a game longer than that is still recorded
+    whole, and verifies. (On the embedded store, which trims exactly; Redis trims whole stream
+    nodes of ~100 entries, and the store contract checks the archive is never trimmed on it.)"""
+    settings = replace(TEST_SETTINGS, log_max=10)
+    store = SqliteStore(tmp_path / "rooms.sqlite3", log_max=10)
+    async with serve(settings, store) as server:
+        code, clients, _ = await _table(server, "numberswap")
+        await _finish(clients)
+        record = (await _get(server.http, f"/api/rooms/{code}/games/1/record")).json()
+        log = await server.instance.store.log(code)
+    assert len(log) == 10
+    assert len(record["actions"]) > 20
+    assert records.verify(record) == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+async def test_the_replay_gives_each_steps_view_for_a_seat(server: Any, game: str) -> None:
+    code, clients, _ = await _table(server, game)
+    finals = await _finish(clients)
+    record = (await _get(server.http, f"/api/rooms/{code}/games/1/record")).json()
+    total = len(record["actions"]) + 1
+    page = await _get(server.http, f"/api/rooms/{code}/games/1/replay?seat=1&from=0&count=2")
+    body = page.json()
+    assert body["total"] == total and [s["step"] for s in body["steps"]] == [0, 1]
+    assert body["steps"][1]["seat"] == record["actions"][0]["seat"]
+    last = await _get(server.http, f"/api/rooms/{code}/games/1/replay?seat=1&from={total - 1}")
+    assert last.json()["steps"][0]["view"] == finals[1]["view"], "the last step is the end"
+    for bad in ("seat=9", "seat=x", "from=-1", "count=0"):
+        answer = await _get(server.http, f"/api/rooms/{code}/games/1/replay?{bad}")
+        assert answer.status_code == 400, bad
+
+
+def _parlor_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "verify", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
