@@ -14,6 +14,7 @@
 import { h, patch } from "../dom.js";
 import { checkDeal } from "../fairplay.js";
 import { snapshot } from "../motion.js";
+import { remembered } from "../store.js";
 import { button, listNames, seatName } from "./common.js";
 import { gameModule, knownGame, loadGame } from "./games/index.js";
 
@@ -83,7 +84,9 @@ class Viewer {
       this.seat = parseSeat(query.get("seat"), record.seats.length);
       const step = Number(query.get("step"));
       this.step = Number.isInteger(step) && step >= 0 ? Math.min(step, this.total) : 0;
-      checkDeal(record).then(
+      // The commitment this browser saw before the deal, if it was in the room then.
+      const known = remembered.seal(this.code, this.number);
+      checkDeal(record, { seen: known ? known.seen : null }).then(
         (checked) => {
           this.deal = checked.ok ? { state: "ok", reason: "" } : { state: "failed", reason: checked.reason };
           this.draw();
