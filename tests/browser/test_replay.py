@@ -3,8 +3,9 @@ the end over a WebSocket (tests/browser/recorded.py), then watched step by step 
 a desktop — the deal checked, the controls and the keyboard, the seat chooser, the move feed,
 the download, the result at the last step; errors in words; the link from the results.
 
-These run against their own ``parlor serve`` whose bots move at once, so each game is made in
-about a second; each game is made once for the module and watched by every test.
+These run against their own ``parlor serve`` whose bots move at once (and whose flood limit lets
+the test's client move as fast), so each game is made in about a second; each game is made once
+for the module and watched by every test.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ SIZES = ["phone", "desktop"]
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    served = parlor_serve(tmp_path_factory.mktemp("replay"), PARLOR_BOT_DELAY="0")
+    served = parlor_serve(
+        tmp_path_factory.mktemp("replay"),
+        PARLOR_BOT_DELAY="0",
+        # The test's client moves at machine speed, faster than a person may send.
+        PARLOR_FLOOD_RATE="1000",
+        PARLOR_FLOOD_BURST="1000",
+    )
     with served.process:
         yield served
 
@@ -79,10 +86,15 @@ def shown(page: Page, step: int, seat: str = "spectator") -> None:
 
 
 def table_html(page: Page) -> str:
-    """The table's drawing (the players, the middle, the tray), without the line saying the move."""
+    """The table's drawing (the players, the middle, the tray), without the line saying the move;
+    attributes in name order (a patched element may list them in another order than a new one)."""
     html: str = page.evaluate(
-        """() => [...document.querySelectorAll('.replay-table > :not(.replay-now)')]
-            .map((el) => el.outerHTML).join('')"""
+        """() => {
+          const out = (n) => n.nodeType !== 1 ? n.textContent : `<${n.tagName}`
+            + [...n.attributes].map((a) => ` ${a.name}="${a.value}"`).sort().join('')
+            + `>${[...n.childNodes].map(out).join('')}</${n.tagName}>`;
+          return [...document.querySelectorAll('.replay-table > :not(.replay-now)')].map(out).join('');
+        }"""
     )
     return html
 
