@@ -1,6 +1,7 @@
-// Wires the page together: the route (home, /r/CODE or the replay viewer at /r/CODE/replay/N), what the browser remembers, the room
-// connection, and the drawing functions. The model lives here; the views only read it and call
-// the intents below; the connection only reports messages.
+// Wires the page together: the route (home, /r/CODE, or /r/CODE/replay/N for the replay
+// viewer), what the browser remembers, the room connection, and the drawing functions. The
+// model lives here; the views only read it and call the intents below; the connection only
+// reports messages.
 
 import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
