@@ -1,6 +1,7 @@
-// Wires the page together: the route (home or /r/CODE), what the browser remembers, the room
-// connection, and the drawing functions. The model lives here; the views only read it and call
-// the intents below; the connection only reports messages.
+// Wires the page together: the route (home, /r/CODE, or /r/CODE/replay/N for the replay
+// viewer), what the browser remembers, the room connection, and the drawing functions. The
+// model lives here; the views only read it and call the intents below; the connection only
+// reports messages.
 
 import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
@@ -42,10 +43,16 @@ let errorCount = 0;
 let noteCount = 0;
 let countdownTimer = null;
 let lineCount = 0;
+// The replay viewer while it is the page (views/replay.js, loaded when it is first needed).
+let replay = null;
 
 // -- drawing --------------------------------------------------------------------------------------
 
 function render() {
+  if (model.route === "replay") {
+    if (replay) replay.draw();
+    return;
+  }
   const room = model.room;
   if (room && room.state) {
     model.gameInfo = (model.games || []).find((g) => g.id === room.state.room.game) || null;
@@ -256,6 +263,32 @@ function normalizeCode(raw) {
 function codeFromPath() {
   const match = location.pathname.match(/^\/r\/([^/]+)\/?$/);
   return match ? normalizeCode(decodeURIComponent(match[1])) : null;
+}
+
+/** `{code, number}` on a replay viewer's path (/r/CODE/replay/N), else null. */
+function replayFromPath() {
+  const match = location.pathname.match(/^\/r\/([^/]+)\/replay\/([^/]+)\/?$/);
+  return match ? { code: normalizeCode(decodeURIComponent(match[1])), number: decodeURIComponent(match[2]) } : null;
+}
+
+/** The replay viewer of game `number` of room `code`: its module draws the page. */
+async function openReplay(code, number) {
+  stopConnection();
+  model.route = "replay";
+  model.room = null;
+  replay = null;
+  const app = document.getElementById("app");
+  app.replaceChildren(Object.assign(document.createElement("p"), { className: "connecting", textContent: "Loading the replay…" }));
+  let viewer;
+  try {
+    viewer = await import("./views/replay.js");
+  } catch (error) {
+    console.error("could not load the replay viewer", error);
+    app.replaceChildren(Object.assign(document.createElement("p"), { className: "error", role: "alert", textContent: "The replay viewer could not be loaded; check the connection and reload the page." }));
+    return;
+  }
+  if (model.route !== "replay" || replayFromPath()?.code !== code) return;
+  replay = viewer.openReplay(code, number, { home: () => goHome(), games: () => model.games });
 }
 
 function newRoom(code) {
@@ -865,7 +898,9 @@ async function loadGames() {
 
 function route(push) {
   const code = codeFromPath();
-  if (code) openRoom(code, "look", push);
+  const replayAt = replayFromPath();
+  if (replayAt) openReplay(replayAt.code, replayAt.number);
+  else if (code) openRoom(code, "look", push);
   else goHome(push);
 }
 

@@ -457,6 +457,9 @@ function resultsView(model, intents, view, gameModule, ctx) {
         button("New game", intents.goHome, { "data-new-game": "" }),
         button("See the table", () => intents.setRoomUi({ resultsHidden: true }), { key: "hide-results" }),
       ),
+      info.phase === "finished"
+        ? h("p", { class: "replay-link" }, h("a", { href: `/r/${model.room.code}/replay/${info.round}`, "data-replay-link": "" }, "Watch the replay"))
+        : null,
     ),
   );
 }
