@@ -6,9 +6,11 @@ the store compare-and-sets as a whole, under one version number.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+import msgpack
 
 from rules.codec import pack, unpack
 from rules.contract import DEFAULT_BOT_LEVEL, Event, Game
@@ -46,10 +48,18 @@ class Seat:
     #: The seat's contribution to the next deal's seed (docs/fairplay.md), "" for none. Public;
     #: consumed by the deal.
     contribution: str = ""
+    #: The packed form, made when the record is first encoded (see :func:`encode`).
+    wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def bot(self) -> bool:
         return self.token_hash is None
+
+    def form(self) -> list[Any]:
+        return [
+            *(self.id, self.name, self.token_hash, self.away, self.last_seq, self.acks),
+            *(self.covered, self.level, self.contribution),
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +68,10 @@ class ChatLine:
     name: str
     text: str
     at: float
+    wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
+
+    def form(self) -> list[Any]:
+        return [self.seat_id, self.name, self.text, self.at]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +83,10 @@ class Move:
     seat: int | None
     #: As the rules returned them: wire-clean and public by contract.
     events: tuple[Event, ...]
+    wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
+
+    def form(self) -> list[Any]:
+        return [self.version, self.seat, list(self.events)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,41 +208,76 @@ def new_room(
 
 
 def encode(room: Room) -> bytes:
-    game = room.game
-    return pack(
-        {
-            "code": room.code,
-            "game": room.game_id,
-            "options": room.options,
-            "version": room.version,
-            "phase": room.phase.value,
-            "seats": [
-                [
-                    *(s.id, s.name, s.token_hash, s.away, s.last_seq, s.acks, s.covered),
-                    *(s.level, s.contribution),
-                ]
-                for s in room.seats
-            ],
-            "host": room.host,
-            "locked": room.locked,
-            "turn_timer": room.turn_timer,
-            "round": room.round,
-            "seed": room.seed,
-            "state": None if room.state is None else game.dump_state(room.state),
-            "chat": [[c.seat_id, c.name, c.text, c.at] for c in room.chat],
-            "chat_total": room.chat_total,
-            "next_id": room.next_id,
-            "created_at": room.created_at,
-            "changed_at": room.changed_at,
-            "secret": room.secret,
-            "created_by": room.created_by,
-            "deadline": room.deadline,
-            "moves": [[m.version, m.seat, list(m.events)] for m in room.moves],
-            "next_seed": room.next_seed,
-            "next_commitment": room.next_commitment,
-            "deal": None if room.deal is None else _deal_form(room.deal),
-        }
-    )
+    """The room record, as msgpack: the same bytes as ``pack`` of the dict of its fields.
+
+    A save encodes the whole record after every change, and most seats, the last moves'
+    events and the chat lines are the same objects as at the save before: each of those keeps
+    its packed form (:func:`_packed`) and the record is joined from the packed keys and
+    values, exactly as msgpack lays out a dict."""
+    fields = _fields(room)
+    parts = [_map_header(len(fields))]
+    for key, value in fields.items():
+        parts.append(_packed_key(key))
+        parts.append(value if type(value) is bytes else pack(value))
+    return b"".join(parts)
+
+
+def _fields(room: Room) -> dict[str, Any]:
+    """The record's fields; the parts that keep their packed form are given as bytes."""
+    return {
+        "code": room.code,
+        "game": room.game_id,
+        "options": room.options,
+        "version": room.version,
+        "phase": room.phase.value,
+        "seats": _array(room.seats),
+        "host": room.host,
+        "locked": room.locked,
+        "turn_timer": room.turn_timer,
+        "round": room.round,
+        "seed": room.seed,
+        "state": None if room.state is None else room.game.dump_state(room.state),
+        "chat": _array(room.chat),
+        "chat_total": room.chat_total,
+        "next_id": room.next_id,
+        "created_at": room.created_at,
+        "changed_at": room.changed_at,
+        "secret": room.secret,
+        "created_by": room.created_by,
+        "deadline": room.deadline,
+        "moves": _array(room.moves),
+        "next_seed": room.next_seed,
+        "next_commitment": room.next_commitment,
+        "deal": None if room.deal is None else _deal_form(room.deal),
+    }
+
+
+_PACKER = msgpack.Packer(use_bin_type=True)
+_map_header = _PACKER.pack_map_header
+_array_header = _PACKER.pack_array_header
+_KEYS: dict[str, bytes] = {}
+
+
+def _packed(part: Seat | ChatLine | Move) -> bytes:
+    """A part's packed form, made once per object: the parts are immutable, and a changed
+    one is a new object (``replace`` does not copy ``wire``, an ``init=False`` field)."""
+    wire = part.wire
+    if wire is None:
+        wire = pack(part.form())
+        object.__setattr__(part, "wire", wire)
+    return wire
+
+
+def _array(parts: tuple[Seat, ...] | tuple[ChatLine, ...] | tuple[Move, ...]) -> bytes:
+    header: bytes = _array_header(len(parts))
+    return header + b"".join([_packed(part) for part in parts])
+
+
+def _packed_key(key: str) -> bytes:
+    found = _KEYS.get(key)
+    if found is None:
+        found = _KEYS[key] = pack(key)
+    return found
 
 
 def decode(data: bytes) -> Room:

@@ -76,7 +76,9 @@ class Host:
         return self.seq
 
     def recv(self, until: float) -> dict[str, Any]:
-        message: dict[str, Any] = json.loads(self.ws.recv(timeout=max(0.01, until - time.monotonic())))
+        message: dict[str, Any] = json.loads(
+            self.ws.recv(timeout=max(0.01, until - time.monotonic()))
+        )
         if message["type"] == "state":
             self.state = message
         return message
@@ -104,7 +106,12 @@ class Host:
 def create_room(base: str, game: str) -> str:
     answer = httpx.post(
         f"{base}/api/rooms",
-        json={"game": game, "options": SHORT[game], "turn_timer": 0, "key": secrets.token_urlsafe(16)},
+        json={
+            "game": game,
+            "options": SHORT[game],
+            "turn_timer": 0,
+            "key": secrets.token_urlsafe(16),
+        },
     )
     assert answer.status_code == 201, answer.text
     code: str = answer.json()["code"]

@@ -93,7 +93,8 @@ def table_html(page: Page) -> str:
           const out = (n) => n.nodeType !== 1 ? n.textContent : `<${n.tagName}`
             + [...n.attributes].map((a) => ` ${a.name}="${a.value}"`).sort().join('')
             + `>${[...n.childNodes].map(out).join('')}</${n.tagName}>`;
-          return [...document.querySelectorAll('.replay-table > :not(.replay-now)')].map(out).join('');
+          const parts = document.querySelectorAll('.replay-table > :not(.replay-now)');
+          return [...parts].map(out).join('');
         }"""
     )
     return html
@@ -119,7 +120,9 @@ def test_the_viewer_steps_through_a_finished_game(
     counter = page.locator("[data-step-counter]")
     # The deal was checked in the browser; the commitment is shown.
     expect(page.locator("[data-deal-check=ok]")).to_have_text("Deal verified ✓")
-    expect(page.locator("[data-commitment]")).to_have_text(f"Deal sealed: {record['commitment'][:8]}…")
+    expect(page.locator("[data-commitment]")).to_have_text(
+        f"Deal sealed: {record['commitment'][:8]}…"
+    )
     shown(page, 0)
     expect(counter).to_have_text(f"Step 0 of {total}")
     assert sideways(page) == 0
@@ -213,7 +216,9 @@ def test_everything_revealed(
     failed = page.locator("[data-replay-failed]")
     assert failed.count() == 0, failed.inner_text()
     shown(page, step, "all")
-    expect(page.locator("[data-step-counter]")).to_have_text(f"Step {step} of {len(record['actions'])}")
+    expect(page.locator("[data-step-counter]")).to_have_text(
+        f"Step {step} of {len(record['actions'])}"
+    )
     assert table_html(page) != spectator
     assert sideways(page) == 0
     # Switching back keeps the step too.
@@ -247,7 +252,8 @@ def test_the_viewer_reads_well(
     page.locator("[data-deal-check=ok]").wait_for()
     open_feed(page)
     texts = page.evaluate(
-        CONTRAST_JS, "#app .replay-head *, #app .replay-feed *, #app .replay-bar *, #app .replay-now"
+        CONTRAST_JS,
+        "#app .replay-head *, #app .replay-feed *, #app .replay-bar *, #app .replay-now",
     )
     assert len(texts) > 8, texts
     low = [t for t in texts if t["ratio"] < 4.5]
@@ -282,7 +288,9 @@ def test_no_such_room_or_game_is_said_in_words(
     ana.page.goto("/r/ZZZZZ/replay/1")
     expect(ana.page.get_by_role("alert")).to_contain_text("There is no room ZZZZZ")
     ana.page.goto(f"/r/{played.code}/replay/7")
-    expect(ana.page.get_by_role("alert")).to_have_text(f"Room {played.code} has no record of game 7.")
+    expect(ana.page.get_by_role("alert")).to_have_text(
+        f"Room {played.code} has no record of game 7."
+    )
     ana.errors = [e for e in ana.errors if "404 (Not Found)" not in e]
 
 

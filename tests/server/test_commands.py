@@ -186,6 +186,45 @@ def test_record_round_trips_through_its_stored_form() -> None:
     assert rooms.decode(rooms.encode(room)) == room
 
 
+def test_the_record_reuses_packed_parts_and_is_the_bytes_pack_gives_its_fields() -> None:
+    """rooms.encode joins the packed forms of the seats, chat lines and moves it keeps on
+    them: byte for byte what msgpack makes of the whole record as a dict, after every kind of
+    change (a changed seat is a new object, whose packed form is made anew)."""
+
+    def whole(room: Room) -> bytes:
+        fields = {
+            "code": room.code, "game": room.game_id, "options": room.options,
+            "version": room.version, "phase": room.phase.value,
+            "seats": [s.form() for s in room.seats], "host": room.host, "locked": room.locked,
+            "turn_timer": room.turn_timer, "round": room.round, "seed": room.seed,
+            "state": None if room.state is None else room.game.dump_state(room.state),
+            "chat": [c.form() for c in room.chat], "chat_total": room.chat_total,
+            "next_id": room.next_id, "created_at": room.created_at,
+            "changed_at": room.changed_at, "secret": room.secret,
+            "created_by": room.created_by, "deadline": room.deadline,
+            "moves": [m.form() for m in room.moves], "next_seed": room.next_seed,
+            "next_commitment": room.next_commitment,
+            "deal": None if room.deal is None else rooms._deal_form(room.deal),
+        }  # fmt: skip
+        return pack(fields)
+
+    room = lobby(3)
+    assert rooms.encode(room) == whole(room)
+    room = playing(3)
+    for step in range(40):
+        if step % 7 == 0:
+            room = commands.chat(room, room.seats[0].id, f"m{step}", 3.0, limit=200, keep=5).room
+        else:
+            seat = sorted(room.game.to_act(room.state))[0]
+            seat_id = room.seats[seat].id
+            action = room.game.legal_view(room.state, seat)[0]
+            room = commands.act(room, seat_id, room.seats[seat].last_seq + 1, action, 4.0).room
+        assert rooms.encode(room) == whole(room)
+        assert rooms.decode(rooms.encode(room)) == room
+        if room.phase is Phase.FINISHED:
+            break
+
+
 def test_chat_keeps_only_the_last_messages() -> None:
     room = lobby(1)
     for i in range(5):
