@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlsplit
@@ -45,6 +46,8 @@ from server.wire import Format, Frame, choose
 log = logging.getLogger("parlor")
 
 MAX_BODY = 16 * 1024
+#: A whole number as a path or query part: ASCII digits only (``str.isdigit`` takes "²" too).
+_DIGITS = re.compile(r"[0-9]+")
 
 
 #: The scheme of the pages that open WebSockets of each scheme.
@@ -158,7 +161,7 @@ async def _record(request: Request) -> dict[str, Any] | Response:
     if code is None or room is None:
         return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
     raw = request.path_params["number"]
-    number = int(raw) if raw.isdigit() and len(raw) < 10 else 0
+    number = int(raw) if _DIGITS.fullmatch(raw) and len(raw) < 10 else 0
     if not 1 <= number <= room.round:
         return _refuse(ErrorCode.NO_GAME, f"Room {code} has no game {raw[:10]}", 404)
     if number == room.round and room.phase is not Phase.FINISHED:
@@ -197,14 +200,28 @@ async def game_replay(request: Request) -> Response:
         seat = records.EVERYTHING
     elif wanted in ("", "spectator"):
         seat = None
-    elif wanted.isdigit() and int(wanted) < len(record["seats"]):
+    elif _DIGITS.fullmatch(wanted) and len(wanted) < 3 and int(wanted) < len(record["seats"]):
         seat = int(wanted)
     else:
         return _refuse(ErrorCode.BAD_MESSAGE, "seat is a seat index, all or spectator", 400)
     start, count = query.get("from", "0"), query.get("count", str(records.PAGE_MAX))
-    if not (start.isdigit() and count.isdigit() and len(start + count) < 16 and int(count) > 0):
+    if not (
+        _DIGITS.fullmatch(start)
+        and _DIGITS.fullmatch(count)
+        and len(start + count) < 16
+        and int(count) > 0
+    ):
         return _refuse(ErrorCode.BAD_MESSAGE, "from and count are whole numbers", 400)
-    views_of = records.replay_views(record, seat, int(start), min(int(count), records.PAGE_MAX))
+    try:
+        replays: records.Replays = request.app.state.replays
+        views_of = replays.views(record, seat, int(start), min(int(count), records.PAGE_MAX))
+    except records.ReplayError as exc:
+        log.error(
+            "the record of %s game %s does not replay: %s", record["room"], record["game"], exc
+        )
+        return _refuse(
+            ErrorCode.INTERNAL, f"This server's rules cannot replay that game: {exc}", 500
+        )
     return JSONResponse(views_of)
 
 
@@ -222,7 +239,7 @@ async def list_rooms(request: Request) -> Response:
 async def _read_body(request: Request, limit: int) -> bytes | None:
     """The body, read no further than ``limit`` bytes; None if it is (or says it is) larger."""
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+    if declared is not None and (not _DIGITS.fullmatch(declared) or int(declared) > limit):
         return None
     chunks: list[bytes] = []
     size = 0
@@ -397,6 +414,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     ]
     app = ParlorApp(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
     app.state.client = client
+    app.state.replays = records.Replays()
     return app
 
 

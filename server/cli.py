@@ -122,8 +122,9 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         with open(args.record, encoding="utf-8") as file:
             record = json.load(file)
-    except (OSError, ValueError) as exc:
-        print(f"parlor verify: cannot read {args.record}: {exc}", file=sys.stderr)
+    except (OSError, ValueError, RecursionError) as exc:
+        reason = "it nests too deep" if isinstance(exc, RecursionError) else str(exc)
+        print(f"parlor verify: cannot read {args.record}: {reason}", file=sys.stderr)
         return 2
     problems = records.verify(record)
     if problems:

@@ -358,8 +358,9 @@ def _without(room: Room, seat_id: int, now: float, kind: str) -> Change:
     if room.phase is Phase.LOBBY:
         seats = room.seats[:index] + room.seats[index + 1 :]
     else:
-        # Mid-game the seat must stay: a bot plays it from now on.
-        seats = _with_seat(room, index, replace(seat, token_hash=None, away=False))
+        # Mid-game the seat must stay: a bot plays it from now on (and a bot contributes
+        # nothing to the next deal).
+        seats = _with_seat(room, index, replace(seat, token_hash=None, away=False, contribution=""))
     new = _bump(room, now, seats=seats, host=None if room.host == seat_id else room.host)
     new = replace(new, host=_pass_host(new, seats))
     return Change(new, {"kind": kind, "seat_id": seat_id}, seat_id)
@@ -520,6 +521,9 @@ def _deal(room: Room, seed: int, seal: str, now: float, kind: str) -> Change:
     a committed seed (made before deals were sealed) deals from ``seed``, unsealed."""
     contributions = tuple(s.contribution for s in room.seats)
     sealed = bool(room.next_seed)
+    if sealed and not seal:
+        # A sealed room stays sealed: its next deal needs a fresh server seed (a caller's bug).
+        raise ValueError("a sealed room's deal needs the next server seed")
     if sealed:
         seed = records.deal_seed(room.next_seed, contributions)
     state = room.game.new_game(len(room.seats), room.options, seed)
@@ -545,6 +549,7 @@ def _deal(room: Room, seed: int, seal: str, now: float, kind: str) -> Change:
         options=room.options,
         seats=[(s.name, s.bot) for s in room.seats],
         server_seed=room.next_seed,
+        commitment=room.next_commitment,
         contributions=contributions,
         seed=seed,
         sealed=sealed,

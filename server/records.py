@@ -19,6 +19,7 @@ a reader can check them against.
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import re
@@ -34,8 +35,10 @@ DERIVATION = "parlor-deal/1"
 #: What a record says it is (``record``), for a reader and for a future format.
 FORMAT = 1
 #: A contribution: what a client may send.
-CONTRIBUTION = re.compile(r"^[0-9a-f]{16,64}$")
-SERVER_SEED = re.compile(r"^[0-9a-f]{64}$")
+CONTRIBUTION = re.compile(r"[0-9a-f]{16,64}")
+SERVER_SEED = re.compile(r"[0-9a-f]{64}")
+#: Who played an action in a record (``by``).
+PLAYED_BY = frozenset({"act", "bot", "timeout", "takeover"})
 _SEED_BITS = 64
 
 
@@ -73,10 +76,13 @@ def deal_entry(
     options: Mapping[str, Any],
     seats: Iterable[tuple[str, bool]],
     server_seed: str,
+    commitment: str,
     contributions: Sequence[str],
     seed: int,
     sealed: bool,
 ) -> dict[str, Any]:
+    """The deal of a game: ``commitment`` as it was published (not recomputed from the seed,
+    so that a record holds what the players were shown)."""
     return {
         "k": "deal",
         "round": round,
@@ -85,7 +91,7 @@ def deal_entry(
         "options": dict(options),
         "seats": [[name, bot] for name, bot in seats],
         "server_seed": server_seed,
-        "commitment": commitment(server_seed) if server_seed else "",
+        "commitment": commitment,
         "contributions": list(contributions),
         "seed": seed,
         "sealed": sealed,
@@ -162,9 +168,9 @@ def build(code: str, number: int, entries: Iterable[Any]) -> dict[str, Any]:
 # -- checking a record -------------------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
-    """As JSON carries it (tuples become lists): what two sides compare."""
-    return json.loads(json.dumps(value, sort_keys=True))
+def _plain(value: Any) -> str:
+    """Canonical JSON: what two sides compare, so that 1, 1.0 and true are told apart."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,30 +188,83 @@ def verify(record: Any) -> list[str]:
     exactly after the last one with the recorded result."""
     try:
         return _verify(record)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
         return [f"the record is malformed: {type(exc).__name__}: {exc}"]
+
+
+def _shape(record: dict[str, Any]) -> list[str]:
+    """What is wrong with the record's fields as fields (before anything is computed)."""
+    wanted: dict[str, type | tuple[type, ...]] = {
+        "room": str,
+        "game": int,
+        "game_id": str,
+        "options": dict,
+        "seats": list,
+        "sealed": bool,
+        "commitment": str,
+        "server_seed": str,
+        "contributions": list,
+        "seed": str,
+        "actions": list,
+        "result": dict,
+    }
+    problems = [
+        f"{name} is missing or not a {kind.__name__ if isinstance(kind, type) else kind}"
+        for name, kind in wanted.items()
+        if name not in record or type(record[name]) is not kind
+    ]
+    if problems:
+        return problems
+    for seat in record["seats"]:
+        if (
+            type(seat) is not dict
+            or type(seat.get("name")) is not str
+            or type(seat.get("bot")) is not bool
+        ):
+            problems.append("each seat is an object with a name and a bot flag")
+            break
+    if not all(type(c) is str for c in record["contributions"]):
+        problems.append("each contribution is a string")
+    for entry in record["actions"]:
+        if (
+            type(entry) is not dict
+            or type(entry.get("version")) is not int
+            or type(entry.get("seat")) is not int
+            or entry.get("by") not in PLAYED_BY
+            or type(entry.get("action")) is not dict
+            or type(entry.get("events")) is not list
+        ):
+            problems.append(
+                "each action is an object with an integer version and seat, who played it "
+                f"(one of {', '.join(sorted(PLAYED_BY))}), the action and its events"
+            )
+            break
+    return problems
 
 
 def _verify(record: Any) -> list[str]:
     problems: list[str] = []
     if not isinstance(record, dict):
         return ["the record is not a JSON object"]
-    if record.get("record") != FORMAT:
+    if record.get("record") != FORMAT or type(record.get("record")) is not int:
         return [f"this is not a format-{FORMAT} Parlor game record"]
+    shape = _shape(record)
+    if shape:
+        return shape
     seats, contributions = record["seats"], record["contributions"]
-    if not isinstance(seats, list) or not isinstance(contributions, list):
-        return ["seats and contributions must be lists"]
     if len(contributions) != len(seats):
         problems.append(f"{len(contributions)} contributions for {len(seats)} seats")
     server_seed = record["server_seed"]
     if not record["sealed"]:
         problems.append("the deal was not sealed: its commitment was not published before it")
-    elif not isinstance(server_seed, str) or not SERVER_SEED.match(server_seed):
+    elif not isinstance(server_seed, str) or not SERVER_SEED.fullmatch(server_seed):
         problems.append("the server seed is not 64 hex digits")
     else:
         if commitment(server_seed) != record["commitment"]:
             problems.append("the server seed does not match the commitment")
-        if not all(isinstance(c, str) and (not c or CONTRIBUTION.match(c)) for c in contributions):
+        if not all(
+            isinstance(c, str) and (not c or CONTRIBUTION.fullmatch(c)) for c in contributions
+        ):
             problems.append("a contribution is not hex")
         elif seed_hex(deal_seed(server_seed, contributions)) != record["seed"]:
             problems.append("the deal seed is not the one derived from the seeds")
@@ -243,13 +302,13 @@ def replay(record: Mapping[str, Any]) -> Iterable[Step]:
     last = 0
     for number, entry in enumerate(record["actions"], 1):
         where = f"action {number} (version {entry.get('version')})"
-        if not isinstance(entry["version"], int) or entry["version"] <= last:
+        if type(entry["version"]) is not int or entry["version"] <= last:
             raise ReplayError(f"{where}: versions must increase")
         last = entry["version"]
         seat = entry["seat"]
         if game.result(state) is not None:
             raise ReplayError(f"{where}: the game was already over")
-        if not isinstance(seat, int) or seat not in game.to_act(state):
+        if type(seat) is not int or seat not in game.to_act(state):
             raise ReplayError(f"{where}: seat {seat} was not one to act")
         try:
             action = game.parse_action(entry["action"])
@@ -263,41 +322,73 @@ def replay(record: Mapping[str, Any]) -> Iterable[Step]:
 
 # -- the replay viewer's views -------------------------------------------------------------------
 
-#: ``replay_views``' ``seat`` for the view with everything revealed (``Game.open_view``).
+#: ``Replays.views``' ``seat`` for the view with everything revealed (``Game.open_view``).
 EVERYTHING = "all"
 #: The most steps one page of the replay may hold.
 PAGE_MAX = 500
+#: A replayed game keeps every this many steps' state, so a page is played from the nearest.
+CHECKPOINT_EVERY = 64
 
 
-def replay_views(
-    record: Mapping[str, Any], seat: int | str | None, start: int, count: int
-) -> dict[str, Any]:
-    """Steps ``start`` to ``start + count - 1`` of the replayed game (step 0: the deal, step
-    k: after action k), each with the view of ``seat`` (an index, None for a spectator, or
-    :data:`EVERYTHING`) and the action that led to it."""
-    game = get_game(record["game_id"])
-    if isinstance(seat, int) and not 0 <= seat < len(record["seats"]):
-        raise ValueError(f"there is no seat {seat}")
-    steps: list[dict[str, Any]] = []
-    total = len(record["actions"]) + 1
-    for number, step in enumerate(replay(record)):
-        if number >= start + count:
-            break
-        if number < start:
-            continue
-        if seat == EVERYTHING:
-            view = game.open_view(step.state)
-        else:
-            view = game.view(step.state, seat if isinstance(seat, int) else None)
-        done = step.action
-        steps.append(
-            {
-                "step": number,
-                "view": view,
-                "version": None if done is None else done["version"],
-                "seat": None if done is None else done["seat"],
-                "by": None if done is None else done["by"],
-                "events": [] if done is None else done["events"],
-            }
+class Replays:
+    """The replay viewer's pages: each game's record replayed once, with every
+    :data:`CHECKPOINT_EVERY`-th state kept (a few of the latest games), so that a page costs
+    its own steps and at most :data:`CHECKPOINT_EVERY` before them, wherever it is."""
+
+    def __init__(self, games: int = 16) -> None:
+        self._games = games
+        self._kept: collections.OrderedDict[tuple[Any, ...], list[Any]] = collections.OrderedDict()
+
+    def _checkpoints(self, record: Mapping[str, Any]) -> list[Any]:
+        # A room code outlives its room, so the key holds what is the game's alone.
+        key = (
+            *(record["room"], record["game"], record["server_seed"], record["seed"]),
+            len(record["actions"]),
         )
-    return {"total": total, "from": start, "steps": steps}
+        kept = self._kept.get(key)
+        if kept is None:
+            kept = [
+                step.state for i, step in enumerate(replay(record)) if i % CHECKPOINT_EVERY == 0
+            ]
+            self._kept[key] = kept
+            if len(self._kept) > self._games:
+                self._kept.popitem(last=False)
+        self._kept.move_to_end(key)
+        return kept
+
+    def views(
+        self, record: Mapping[str, Any], seat: int | str | None, start: int, count: int
+    ) -> dict[str, Any]:
+        """Steps ``start`` to ``start + count - 1`` of the replayed game (step 0: the deal,
+        step k: after action k), each with the view of ``seat`` (an index, None for a
+        spectator, or :data:`EVERYTHING`) and the action that led to it."""
+        game = get_game(record["game_id"])
+        if isinstance(seat, int) and not 0 <= seat < len(record["seats"]):
+            raise ValueError(f"there is no seat {seat}")
+        actions = record["actions"]
+        total = len(actions) + 1
+        checkpoints = self._checkpoints(record)
+        first = min(start, total - 1) // CHECKPOINT_EVERY * CHECKPOINT_EVERY
+        state = checkpoints[first // CHECKPOINT_EVERY]
+        steps: list[dict[str, Any]] = []
+        for number in range(first, min(total, start + count)):
+            done = None if number == 0 else actions[number - 1]
+            if number > first and done is not None:
+                state, _ = game.apply(state, done["seat"], game.parse_action(done["action"]))
+            if number < start:
+                continue
+            if seat == EVERYTHING:
+                view = game.open_view(state)
+            else:
+                view = game.view(state, seat if isinstance(seat, int) else None)
+            steps.append(
+                {
+                    "step": number,
+                    "view": view,
+                    "version": None if done is None else done["version"],
+                    "seat": None if done is None else done["seat"],
+                    "by": None if done is None else done["by"],
+                    "events": [] if done is None else done["events"],
+                }
+            )
+        return {"total": total, "from": start, "steps": steps}

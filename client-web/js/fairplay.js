@@ -102,10 +102,13 @@ export function newContribution() {
 /**
  * Check a revealed deal. `deal` has commitment, server_seed, contributions and seed (as the
  * room's `deal` once the game is over, or a game record). `seen` is the commitment this page
- * saw before the deal, if it saw one; `mine` the contribution this page made, at seat `seat`.
- * Resolves to {ok: true} or {ok: false, reason}.
+ * saw before the deal, if it saw one; else `shown`, the seal (the commitment's first 8 hex
+ * digits) it was shown during the game, if any. `mine` is the contribution this page made, at
+ * seat `seat`. Resolves to {ok: true, prior} — prior says what the commitment was checked
+ * against: "seen" (before the deal), "shown" (the seal, during the game) or null (nothing this
+ * page saw before the end) — or to {ok: false, reason}.
  */
-export async function checkDeal(deal, { seen = null, seat = null, mine = null } = {}) {
+export async function checkDeal(deal, { seen = null, shown = null, seat = null, mine = null } = {}) {
   if (!deal.sealed) return { ok: false, reason: "this deal was not sealed" };
   if (!/^[0-9a-f]{64}$/.test(deal.server_seed || "")) return { ok: false, reason: "no server seed was revealed" };
   if ((await commitmentOf(deal.server_seed)) !== deal.commitment) {
@@ -114,11 +117,14 @@ export async function checkDeal(deal, { seen = null, seat = null, mine = null } 
   if (seen && seen !== deal.commitment) {
     return { ok: false, reason: "the commitment is not the one shown before the deal" };
   }
+  if (!seen && shown && !deal.commitment.startsWith(shown)) {
+    return { ok: false, reason: "the commitment is not the one shown during the game" };
+  }
   if (mine && seat !== null && deal.contributions[seat] !== mine) {
     return { ok: false, reason: "your contribution was not used" };
   }
   if ((await dealSeedOf(deal.server_seed, deal.contributions)) !== deal.seed) {
     return { ok: false, reason: "the deal seed was not derived from the seeds" };
   }
-  return { ok: true };
+  return { ok: true, prior: seen ? "seen" : shown ? "shown" : null };
 }

@@ -562,11 +562,10 @@ function seal(room, msg) {
     const known = remembered.seal(room.code, round);
     const kept = known && known.seen === next.commitment ? { ...known } : { seen: next.commitment, mine: null };
     const you = msg.you;
-    if (you !== null && you < next.contributions.length) {
-      const given = next.contributions[you];
-      if (given) {
-        kept.mine = given;
-      } else if (!room.contributing[next.commitment]) {
+    // Only a value this browser made counts as its own: one the server shows for the seat
+    // that is not (pre-filled, or swapped) is replaced by this browser's, once per commitment.
+    if (you !== null && you < next.contributions.length && next.contributions[you] !== kept.mine) {
+      if (!room.contributing[next.commitment]) {
         kept.mine = kept.mine || newContribution();
         room.contributing[next.commitment] = true;
         connection.send({ type: "contribute", value: kept.mine, commitment: next.commitment });
@@ -574,13 +573,20 @@ function seal(room, msg) {
     }
     remembered.setSeal(room.code, round, kept);
   }
+  if (info.seal && info.phase === "playing") {
+    // A page that did not see the commitment before the deal keeps the seal it was shown.
+    const known = remembered.seal(room.code, info.round);
+    if (!known || !known.seen) remembered.setSeal(room.code, info.round, { ...(known || {}), shown: info.seal });
+  }
   const deal = info.deal;
   if (deal && info.phase === "finished" && deal.server_seed !== undefined) {
     if (room.dealCheck && room.dealCheck.round === deal.round) return;
     const known = remembered.seal(room.code, deal.round);
     room.dealCheck = { round: deal.round, pending: true };
     const mine = known && known.mine && known.seen === deal.commitment ? known.mine : null;
-    checkDeal(deal, { seen: known ? known.seen : null, seat: msg.you, mine }).then(
+    const seen = known ? known.seen || null : null;
+    const shown = known ? known.shown || null : null;
+    checkDeal(deal, { seen, shown, seat: msg.you, mine }).then(
       (checked) => {
         if (model.room !== room || room.dealCheck.round !== deal.round) return;
         room.dealCheck = { round: deal.round, ...checked };

@@ -6,8 +6,13 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Callable
+from typing import Any
 
+from playwright.sync_api import WebSocketRoute
+
+from rules.codec import pack, unpack
 from server import records
 from tests.browser.pages import Person
 
@@ -65,3 +70,43 @@ def test_the_page_derives_the_commitment_and_the_deal_seed_as_the_server_does(
     assert ok == {"ok": True}
     assert forged == {"ok": False, "reason": "the deal seed was not derived from the seeds"}
     assert other["ok"] is False and "not the one shown before the deal" in other["reason"]
+
+
+def test_a_contribution_the_server_shows_for_your_seat_is_replaced_by_your_own(
+    person: Make,
+) -> None:
+    """A server that pre-fills (or swaps) a seat's contribution does not get to keep it: the
+    page sends one of its own, once, for that commitment (docs/fairplay.md, what it proves)."""
+    ana = person("Ana")
+    forged = "ff" * 16
+    sent: list[dict[str, Any]] = []
+
+    def handler(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            if isinstance(message, bytes):
+                sent.append(unpack(message))
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, bytes):
+                decoded = unpack(message)
+                next_deal = decoded.get("room", {}).get("next_deal")
+                if decoded["type"] == "state" and next_deal and decoded["you"] is not None:
+                    next_deal["contributions"][decoded["you"]] = forged
+                    message = pack(decoded)
+            ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+    ana.page.route_web_socket(re.compile(r"/ws/"), handler)
+    ana.create_room("floor")
+    # The page sends its contribution as it takes in its first state, before it draws the
+    # lobby; one more round trip to the browser delivers everything the page sent before it.
+    ana.page.evaluate("1")
+    contributions = [m for m in sent if m.get("type") == "contribute"]
+    assert len(contributions) == 1, sent
+    assert contributions[0]["value"] != forged
+    assert re.fullmatch(r"[0-9a-f]{32}", contributions[0]["value"])

@@ -102,7 +102,7 @@ async def test_a_record_asked_for_before_the_end_is_refused(server: Any, game: s
     assert response.json()["code"] == "not_over"
     replay = await _get(server.http, f"/api/rooms/{code}/games/1/replay?seat=all")
     assert replay.status_code == 409, "nor may its views be replayed"
-    for missing in ("2", "0", "x", "99999999999"):
+    for missing in ("2", "0", "x", "99999999999", "²"):
         answer = await _get(server.http, f"/api/rooms/{code}/games/{missing}/record")
         assert answer.status_code == 404 and answer.json()["code"] == "no_game"
 
@@ -136,6 +136,8 @@ async def test_the_commitment_in_the_first_view_is_the_hash_of_the_seed_revealed
     assert revealed["seed"] == records.seed_hex(
         records.deal_seed(revealed["server_seed"], [mine, ""])
     )
+    record = (await _get(server.http, f"/api/rooms/{code}/games/1/record")).json()
+    assert record["commitment"] == seen, "the record holds the commitment as it was published"
 
 
 async def test_a_rematch_is_sealed_by_a_new_commitment_published_at_the_end_of_the_game(
@@ -239,7 +241,7 @@ async def test_the_replay_gives_each_steps_view_for_a_seat(server: Any, game: st
     assert body["steps"][1]["seat"] == record["actions"][0]["seat"]
     last = await _get(server.http, f"/api/rooms/{code}/games/1/replay?seat=1&from={total - 1}")
     assert last.json()["steps"][0]["view"] == finals[1]["view"], "the last step is the end"
-    for bad in ("seat=9", "seat=x", "from=-1", "count=0"):
+    for bad in ("seat=9", "seat=x", "seat=²", "from=-1", "from=²", "count=0", "count=²"):
         answer = await _get(server.http, f"/api/rooms/{code}/games/1/replay?{bad}")
         assert answer.status_code == 400, bad
 
@@ -252,3 +254,42 @@ def _parlor_verify(path: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=120,
     )
+
+
+async def test_a_game_the_rules_no_longer_replay_is_answered_in_words(
+    server: Any, redis_clean: str
+) -> None:
+    """An archive the rules of this server do not replay (rules changed in a deploy while the
+    room lived) gets an error with a code and a message, not a stack trace."""
+    import redis.asyncio as aioredis
+
+    from rules.codec import pack, unpack
+    from server import keys
+
+    code, clients, _ = await _table(server, "floor")
+    await _finish(clients)
+    client = aioredis.Redis.from_url(redis_clean)
+    try:
+        entries = await client.lrange(keys.archive(code), 0, -1)
+        index = next(i for i, raw in enumerate(entries) if isinstance(unpack(raw), list))
+        entry = unpack(entries[index])
+        entry[5] = [{"type": "not what happened"}]
+        await client.lset(keys.archive(code), index, pack(entry))
+    finally:
+        await client.aclose()
+    answer = await _get(server.http, f"/api/rooms/{code}/games/1/replay?seat=0")
+    assert answer.status_code == 500
+    assert answer.json()["code"] == "internal"
+    assert "cannot replay" in answer.json()["message"]
+
+
+async def test_a_join_with_a_malformed_contribution_is_refused_as_any_malformed_field(
+    server: Any,
+) -> None:
+    code = await create_room(server.http, "numberswap")
+    client = await Client.open(server.ws, code)
+    for bad in ({"value": "not hex", "commitment": "0" * 64}, {"value": "ab" * 16}):
+        await client.send({"type": "join", "name": "Ana", "contribution": bad})
+        refused = await client.error("bad_message")
+        assert "contribution" in refused["message"]
+    assert (await _summary(server.http, code))["seats"] == [], "no seat was taken"

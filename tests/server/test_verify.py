@@ -174,6 +174,43 @@ def unseal(record: Record) -> None:
     record["sealed"] = False
 
 
+def add_an_action_after_the_end(record: Record) -> None:
+    last = copy.deepcopy(record["actions"][-1])
+    last["version"] += 1
+    record["actions"].append(last)
+
+
+def scores_as_floats(record: Record) -> None:
+    record["result"]["scores"] = [float(s) for s in record["result"]["scores"]]
+
+
+def seat_as_true(record: Record) -> None:
+    """``true`` is 1 to Python: a record must say seat 1, not true."""
+    first = next(a for a in record["actions"] if a["seat"] == 1)
+    first["seat"] = True
+
+
+def unknown_player(record: Record) -> None:
+    record["actions"][0]["by"] = "someone"
+
+
+def sealed_as_a_string(record: Record) -> None:
+    record["sealed"] = "no"
+
+
+def a_seat_that_is_not_an_object(record: Record) -> None:
+    record["seats"][0] = "P0"
+
+
+def no_room(record: Record) -> None:
+    del record["room"]
+
+
+def a_contribution_with_a_line_break(record: Record) -> None:
+    """A line break would move a contribution to the next seat in the derived text."""
+    record["contributions"][0] += "\n"
+
+
 TAMPERS: list[Callable[[Record], None]] = [
     change_action,
     change_seat_of_an_action,
@@ -193,6 +230,14 @@ TAMPERS: list[Callable[[Record], None]] = [
     add_a_seat,
     change_game,
     unseal,
+    add_an_action_after_the_end,
+    scores_as_floats,
+    seat_as_true,
+    unknown_player,
+    sealed_as_a_string,
+    a_seat_that_is_not_an_object,
+    no_room,
+    a_contribution_with_a_line_break,
 ]
 
 
@@ -202,7 +247,7 @@ def test_a_changed_record_fails_verification(
 ) -> None:
     changed = copy.deepcopy(record)
     tamper(changed)
-    assert changed != record
+    assert json.dumps(changed) != json.dumps(record), "the record as JSON changed"
     assert records.verify(changed), f"{tamper.__name__} was not caught"
 
 
@@ -222,6 +267,10 @@ def test_parlor_verify_exits_0_for_a_good_record_and_1_for_a_changed_one(
     assert "FAIL: the deal seed is not the one derived from the seeds" in failed.stdout
     assert _verify(junk).returncode == 2
     assert _verify(tmp_path / "missing.json").returncode == 2
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    nested = _verify(deep)
+    assert nested.returncode == 2 and "Traceback" not in nested.stderr, nested.stderr
 
 
 def test_a_record_that_is_not_one_is_refused_in_words() -> None:
@@ -272,3 +321,38 @@ def test_a_room_from_before_sealing_deals_unsealed_and_its_record_fails_verifica
     assert views.room_info(room, frozenset(), 4.0)["next_deal"]["commitment"], (
         "the rematch is sealed: the deal drew its server seed"
     )
+
+
+def test_a_seat_a_bot_takes_over_contributes_nothing_to_the_next_deal() -> None:
+    ctx = commands.Context(now=1.0, seal=_hex("first"))
+    room = commands.create("BOTTY", "floor", None, 0, ctx, secret="s", created_by="c")
+    for i in range(3):
+        room = commands.join(room, f"P{i}", f"h{i}", 1.0, name_max=24).room
+    room = commands.start(room, room.host, 0, 2.0, _hex("second")).room
+    room = replace(room, phase=Phase.FINISHED)  # the game is over; the next deal is open
+    leaver = room.seats[2].id
+    room = commands.contribute(room, leaver, "ab" * 16, room.next_commitment, 3.0).room
+    assert room.seats[2].contribution == "ab" * 16
+    room = commands.leave(room, leaver, 4.0).room
+    assert room.seats[2].bot and room.seats[2].contribution == ""
+
+
+def test_a_sealed_rooms_deal_refuses_to_go_without_the_next_server_seed() -> None:
+    ctx = commands.Context(now=1.0, seal=_hex("first"))
+    room = commands.create("SEALD", "floor", None, 0, ctx, secret="s", created_by="c")
+    for i in range(2):
+        room = commands.join(room, f"P{i}", f"h{i}", 1.0, name_max=24).room
+    with pytest.raises(ValueError, match="next server seed"):
+        commands.start(room, room.host, 0, 2.0)
+
+
+def test_a_contribution_in_a_room_whose_deals_are_not_sealed_is_refused() -> None:
+    from server.errors import RoomError
+
+    room = commands.create(
+        "UNSLD", "floor", None, 0, commands.Context(now=1.0), secret="s", created_by="c"
+    )
+    room = commands.join(room, "P0", "h0", 1.0, name_max=24).room
+    with pytest.raises(RoomError) as refused:
+        commands.contribute(room, room.seats[0].id, "ab" * 16, "0" * 64, 2.0)
+    assert refused.value.code == "wrong_phase"

@@ -86,7 +86,7 @@ class Viewer {
       this.step = Number.isInteger(step) && step >= 0 ? Math.min(step, this.total) : 0;
       // The commitment this browser saw before the deal, if it was in the room then.
       const known = remembered.seal(this.code, this.number);
-      checkDeal(record, { seen: known ? known.seen : null }).then(
+      checkDeal(record, { seen: known ? known.seen || null : null, shown: known ? known.shown || null : null }).then(
         (checked) => {
           this.deal = checked.ok ? { state: "ok", reason: "" } : { state: "failed", reason: checked.reason };
           this.draw();

@@ -473,9 +473,13 @@ function dealCheckView(room, info) {
   let line;
   if (check.pending) line = h("span", { "data-deal-check": "pending" }, "Checking the deal…");
   else if (check.ok) {
+    const against = {
+      seen: "the commitment this page saw before the deal",
+      shown: "the seal this page was shown during the game (it came in after the deal)",
+    }[check.prior] || "the commitment shown at the end (this page saw none before)";
     line = h(
       "span",
-      { "data-deal-check": "ok", title: `The revealed seed matches the commitment ${deal.commitment} shown before the deal` },
+      { "data-deal-check": "ok", "data-deal-prior": check.prior || "none", title: `The revealed seed matches ${against}: ${deal.commitment}` },
       "Deal verified ✓",
     );
   } else line = h("span", { "data-deal-check": "failed", class: "error" }, `Deal not verified ✗: ${check.reason}`);
