@@ -67,7 +67,7 @@ def test_the_page_derives_the_commitment_and_the_deal_seed_as_the_server_does(
     commitment, seed, ok, forged, other = got
     assert commitment == records.commitment(server_seed)
     assert seed == records.seed_hex(records.deal_seed(server_seed, contributions))
-    assert ok == {"ok": True}
+    assert ok == {"ok": True, "prior": "seen"}
     assert forged == {"ok": False, "reason": "the deal seed was not derived from the seeds"}
     assert other["ok"] is False and "not the one shown before the deal" in other["reason"]
 
