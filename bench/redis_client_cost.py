@@ -1,5 +1,6 @@
 """What one compare-and-set call to Redis costs the client's CPU, through redis-py's asyncio
-client and through a bare ``asyncio.Protocol`` with the hiredis reader (not a test).
+client, through redis-py's connection as the store's save uses it, and through a bare
+``asyncio.Protocol`` with the hiredis reader (not a test).
 
 Starts its own redis-server on a free loopback port, then makes the same ``EVALSHA`` of a
 small script (``HSET`` of a 4 KB record and a ``PUBLISH``) ``--calls`` times, one at a time,
@@ -65,6 +66,22 @@ async def measure(calls: int) -> dict[str, float]:
         for _ in range(calls):
             await script(keys=["{a}room"], args=[data, "notice"])
         redis_py = (time.process_time() - started) / calls
+        # redis-py's own connection, as the store's save uses it (server/redis_store.py,
+        # RedisStore._evalsha): one pooled connection, the command packed and sent, the reply
+        # read, without the client's command layers.
+        pool = client.connection_pool
+        started = time.process_time()
+        for _ in range(calls):
+            conn = await pool.get_connection()
+            try:
+                await conn.send_packed_command(
+                    conn.pack_command("EVALSHA", sha, 1, "{a}room", data, "notice"),
+                    check_health=False,
+                )
+                await conn.read_response()
+            finally:
+                await pool.release(conn)
+        connection = (time.process_time() - started) / calls
         loop = asyncio.get_running_loop()
         _, bare = await loop.create_connection(Bare, "127.0.0.1", redis.port)
         started = time.process_time()
@@ -74,6 +91,7 @@ async def measure(calls: int) -> dict[str, float]:
         await client.aclose()
     return {
         "redis_py_us_per_call": round(1e6 * redis_py, 1),
+        "redis_py_connection_us_per_call": round(1e6 * connection, 1),
         "bare_us_per_call": round(1e6 * raw, 1),
     }
 

@@ -13,6 +13,7 @@ import contextlib
 import json
 import secrets
 import socket
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -286,3 +287,14 @@ async def create_room(
     assert response.status_code == 201, response.text
     code: str = response.json()["code"]
     return code
+
+
+def parlor_verify(path: Path) -> subprocess.CompletedProcess[str]:
+    """The real ``parlor verify`` command on ``path``."""
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "verify", str(path)],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )

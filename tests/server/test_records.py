@@ -7,8 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ from server import records
 from server.redis_store import RedisStore
 from server.sqlite_store import SqliteStore
 from tests.server.driver import drive, start
-from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
+from tests.server.harness import TEST_SETTINGS, Client, create_room, parlor_verify, serve
 
 GAMES = ["numberswap", "warp99", "floor"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,7 +85,7 @@ async def test_a_finished_games_record_replays_to_its_result_with_parlor_verify(
     )
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
-    verified = _parlor_verify(path)
+    verified = parlor_verify(path)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert verified.stdout.startswith("OK:")
 
@@ -244,16 +242,6 @@ async def test_the_replay_gives_each_steps_view_for_a_seat(server: Any, game: st
     for bad in ("seat=9", "seat=x", "seat=²", "from=-1", "from=²", "count=0", "count=²"):
         answer = await _get(server.http, f"/api/rooms/{code}/games/1/replay?{bad}")
         assert answer.status_code == 400, bad
-
-
-def _parlor_verify(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 async def test_a_game_the_rules_no_longer_replay_is_answered_in_words(

@@ -6,8 +6,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -19,6 +17,7 @@ from rules.codec import pack, unpack
 from rules.registry import get_game
 from server import commands, records
 from server.rooms import Phase
+from tests.server.harness import parlor_verify
 
 GAMES = ["numberswap", "warp99", "floor"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -261,15 +260,15 @@ def test_parlor_verify_exits_0_for_a_good_record_and_1_for_a_changed_one(
     change_contribution(changed)
     bad.write_text(json.dumps(changed))
     junk.write_text("{not json")
-    assert _verify(good).returncode == 0
-    failed = _verify(bad)
+    assert parlor_verify(good).returncode == 0
+    failed = parlor_verify(bad)
     assert failed.returncode == 1
     assert "FAIL: the deal seed is not the one derived from the seeds" in failed.stdout
-    assert _verify(junk).returncode == 2
-    assert _verify(tmp_path / "missing.json").returncode == 2
+    assert parlor_verify(junk).returncode == 2
+    assert parlor_verify(tmp_path / "missing.json").returncode == 2
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
-    nested = _verify(deep)
+    nested = parlor_verify(deep)
     assert nested.returncode == 2 and "Traceback" not in nested.stderr, nested.stderr
 
 
@@ -278,16 +277,6 @@ def test_a_record_that_is_not_one_is_refused_in_words() -> None:
     for junk in [*junks, {"record": 1, "seats": 3, "contributions": []}]:
         problems = records.verify(junk)
         assert problems and all(isinstance(p, str) for p in problems)
-
-
-def _verify(path: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "server.cli", "verify", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_a_room_from_before_sealing_deals_unsealed_and_its_record_fails_verification() -> None:

@@ -15,6 +15,22 @@ export function listNames(names) {
 }
 
 /** A button that performs `onclick`; `label` is its accessible name when the text is terse. */
+/** The bar's "Parlor" link home, taken by the page itself (no reload). */
+export function brandLink(goHome) {
+  return h(
+    "a",
+    {
+      href: "/",
+      class: "brand",
+      onclick: (e) => {
+        e.preventDefault();
+        goHome();
+      },
+    },
+    "Parlor",
+  );
+}
+
 export function button(text, onclick, props = {}) {
   return h("button", { type: "button", onclick, ...props }, text);
 }

@@ -15,7 +15,7 @@ import { h, patch } from "../dom.js";
 import { checkDeal } from "../fairplay.js";
 import { snapshot } from "../motion.js";
 import { remembered } from "../store.js";
-import { button, listNames, seatName } from "./common.js";
+import { brandLink, button, listNames, seatName } from "./common.js";
 import { gameModule, knownGame, loadGame } from "./games/index.js";
 
 // Steps per page of the replay (the server allows up to 500).
@@ -278,18 +278,7 @@ class Viewer {
     return h(
       "div",
       { class: "bar" },
-      h(
-        "a",
-        {
-          href: "/",
-          class: "brand",
-          onclick: (e) => {
-            e.preventDefault();
-            this.env.home();
-          },
-        },
-        "Parlor",
-      ),
+      brandLink(() => this.env.home()),
       h("span", { class: "bar-code", "aria-label": `Room ${this.code}` }, this.code),
       h("span", { class: "bar-replay" }, `Replay of game ${this.number}`),
     );

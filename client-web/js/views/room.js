@@ -2,7 +2,7 @@
 // banner, players, chat and results. Game tables come from ./games/.
 
 import { h } from "../dom.js";
-import { button, countdown, listNames, optionsFields, seatName, timerChoice, timerField } from "./common.js";
+import { brandLink, button, countdown, listNames, optionsFields, seatName, timerChoice, timerField } from "./common.js";
 import { gameModule as loadedGame, knownGame } from "./games/index.js";
 import { lobbyView, shareBox } from "./lobby.js";
 
@@ -744,18 +744,7 @@ export function headerView(model, intents) {
   return h(
     "div",
     { class: "bar" },
-    h(
-      "a",
-      {
-        href: "/",
-        class: "brand",
-        onclick: (e) => {
-          e.preventDefault();
-          intents.goHome();
-        },
-      },
-      "Parlor",
-    ),
+    brandLink(intents.goHome),
     room ? h("span", { class: "bar-code", "aria-label": `Room ${room.code}` }, room.code) : null,
     room && room.entry !== "ask" && !room.notice
       ? h(
