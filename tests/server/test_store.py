@@ -534,3 +534,31 @@ async def test_sqlite_a_closed_store_is_unavailable(db_path: Path, clock: Clock)
     await store.close()
     with pytest.raises(StoreUnavailable):
         await store.load("CLOSE")
+
+
+async def test_sqlite_a_file_from_before_the_archive_opens_and_keeps_its_rooms(
+    db_path: Path, clock: Clock
+) -> None:
+    """A file written before game records existed (no ``archive`` table) opens unchanged: the
+    table is added, its rooms carry on."""
+    db_path.parent.mkdir(parents=True)
+    old = sqlite3.connect(db_path)
+    old.executescript(
+        """
+        CREATE TABLE rooms (code TEXT PRIMARY KEY, version INTEGER NOT NULL, tag TEXT NOT NULL,
+            data BLOB NOT NULL, expires REAL NOT NULL, log_len INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE log (id INTEGER PRIMARY KEY, code TEXT NOT NULL, version INTEGER NOT NULL,
+            entry BLOB NOT NULL);
+        PRAGMA user_version = 1;
+        """
+    )
+    old.execute("INSERT INTO rooms VALUES ('OLDDB', 1, 'oldtag', x'00', ?, 1)", (clock.now + 60,))
+    old.commit()
+    old.close()
+    store = await opened(db_path, clock)
+    try:
+        assert await store.archive("OLDDB") == []
+        await store.save("OLDDB", "oldtag", 2, b"v2", b"e2", 60, notice("OLDDB", 2), archive=[b"a"])
+        assert await store.archive("OLDDB") == [b"a"]
+    finally:
+        await store.close()
