@@ -138,11 +138,13 @@ def _game_of(entries: Iterable[Any], number: int) -> _Game:
     return _Game(deal, actions, end)
 
 
-def build(code: str, number: int, entries: Iterable[Any]) -> dict[str, Any]:
+def build(code: str, number: int, entries: Iterable[Any], *, over: bool = True) -> dict[str, Any]:
     """The record of game ``number`` from the room's archive entries (decoded, oldest first).
-    Raises :class:`NoRecord` if its deal is not there or the game is not over."""
+    Raises :class:`NoRecord` if its deal is not there or the game is not over. ``over=False``
+    (for checks on the server's side, never sent: it would show hidden cards) builds the
+    record of a game still in play, with ``result`` None."""
     game = _game_of(entries, number)
-    if game.end is None:
+    if game.end is None and over:
         raise NoRecord(f"game {number} is not over")
     deal = game.deal
     return {
@@ -161,7 +163,7 @@ def build(code: str, number: int, entries: Iterable[Any]) -> dict[str, Any]:
             {"version": v, "seat": seat, "by": by, "action": action, "events": events}
             for _, v, seat, by, action, events in game.actions
         ],
-        "result": game.end["result"],
+        "result": None if game.end is None else game.end["result"],
     }
 
 

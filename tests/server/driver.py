@@ -113,10 +113,29 @@ async def check_log_replays(store: Store, code: str) -> rooms.Room:
     for _, entry in entries:
         if entry["kind"] in ("start", "rematch"):
             state = game.new_game(entry["seats"], room.options, entry["seed"])
-        elif entry["kind"] in ("act", "bot", "timeout") and entry["action"] is not None:
+        elif entry["kind"] in ("act", "bot", "timeout", "takeover") and entry["action"] is not None:
             state, _ = game.apply(state, entry["seat"], entry["action"])
     assert game.dump_state(state) == game.dump_state(room.state)
+    check_records(room, [unpack(e) for e in await store.archive(code)])
     return room
+
+
+def check_records(room: rooms.Room, archive: list[Any]) -> None:
+    """The room's archive (docs/fairplay.md) agrees with the room: every finished game's
+    record verifies, and the game in play replays from its deal to exactly the stored state."""
+    import json
+
+    from server import records
+
+    game = get_game(room.game_id)
+    for number in range(1, room.round + 1):
+        over = number < room.round or room.phase is rooms.Phase.FINISHED
+        record = json.loads(json.dumps(records.build(room.code, number, archive, over=over)))
+        if over:
+            assert records.verify(record) == [], f"game {number}: {records.verify(record)}"
+        else:
+            *_, last = records.replay(record)
+            assert game.dump_state(last.state) == game.dump_state(room.state)
 
 
 async def audit_log(store: Store, code: str, acked: set[tuple[int, int]]) -> rooms.Room:
