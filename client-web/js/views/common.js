@@ -15,6 +15,30 @@ export function listNames(names) {
 }
 
 /** A button that performs `onclick`; `label` is its accessible name when the text is terse. */
+/** A finished game's standings: place, player and score, best first (ties by seat); `you`
+ * (a seat index, or null) is marked "(you)". */
+export function standingsTable(result, names, scoreName, you = null) {
+  const order = result.places.map((place, seat) => ({ place, seat })).sort((a, b) => a.place - b.place || a.seat - b.seat);
+  return h(
+    "table",
+    null,
+    h("thead", null, h("tr", null, h("th", null, "Place"), h("th", null, "Player"), h("th", null, scoreName || "Score"))),
+    h(
+      "tbody",
+      null,
+      order.map(({ place, seat }) =>
+        h(
+          "tr",
+          { key: seat, class: result.winners.includes(seat) ? "winner" : null },
+          h("td", null, String(place)),
+          h("th", { scope: "row" }, h("span", { class: "seat-name" }, names(seat)), seat === you ? " (you)" : ""),
+          h("td", null, String(result.scores[seat])),
+        ),
+      ),
+    ),
+  );
+}
+
 /** The bar's "Parlor" link home, taken by the page itself (no reload). */
 export function brandLink(goHome) {
   return h(

@@ -15,7 +15,7 @@ import { h, patch } from "../dom.js";
 import { checkDeal } from "../fairplay.js";
 import { snapshot } from "../motion.js";
 import { remembered } from "../store.js";
-import { brandLink, button, listNames, seatName } from "./common.js";
+import { brandLink, button, listNames, seatName, standingsTable } from "./common.js";
 import { gameModule, knownGame, loadGame } from "./games/index.js";
 
 // Steps per page of the replay (the server allows up to 500).
@@ -424,7 +424,6 @@ class Viewer {
     if (!result) return h("p", { class: "turn-banner over", "data-turn": "over" }, "The game is over.");
     const winners = result.winners.map((s) => this.names(s));
     const headline = winners.length === 1 ? `${winners[0]} wins!` : `${listNames(winners)} share the win!`;
-    const order = result.places.map((place, seat) => ({ place, seat })).sort((a, b) => a.place - b.place || a.seat - b.seat);
     let summary = null;
     try {
       summary = module.summary ? module.summary(view, ctx) : null;
@@ -436,24 +435,7 @@ class Viewer {
       { class: "panel results replay-result", "data-replay-result": "", "aria-labelledby": "replay-result-title", key: "result" },
       h("h2", { id: "replay-result-title" }, `Game over: ${headline}`),
       h("p", { class: "muted" }, namedReason(result.reason, this.record)),
-      h(
-        "table",
-        null,
-        h("thead", null, h("tr", null, h("th", null, "Place"), h("th", null, "Player"), h("th", null, module.scoreName || "Score"))),
-        h(
-          "tbody",
-          null,
-          order.map(({ place, seat }) =>
-            h(
-              "tr",
-              { key: seat, class: result.winners.includes(seat) ? "winner" : null },
-              h("td", null, String(place)),
-              h("th", { scope: "row" }, h("span", { class: "seat-name" }, this.names(seat))),
-              h("td", null, String(result.scores[seat])),
-            ),
-          ),
-        ),
-      ),
+      standingsTable(result, (seat) => this.names(seat), module.scoreName),
       summary ? h("div", { class: "results-summary" }, summary) : null,
     );
   }

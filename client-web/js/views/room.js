@@ -2,7 +2,7 @@
 // banner, players, chat and results. Game tables come from ./games/.
 
 import { h } from "../dom.js";
-import { brandLink, button, countdown, listNames, optionsFields, seatName, timerChoice, timerField } from "./common.js";
+import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField } from "./common.js";
 import { gameModule as loadedGame, knownGame } from "./games/index.js";
 import { lobbyView, shareBox } from "./lobby.js";
 
@@ -392,7 +392,6 @@ function resultsView(model, intents, view, gameModule, ctx) {
     winners.length === 1
       ? `${winners[0]} ${winners[0] === "You" ? "win" : "wins"}!`
       : `${listNames(winners)} share the win!`;
-  const order = result.places.map((place, seat) => ({ place, seat })).sort((a, b) => a.place - b.place || a.seat - b.seat);
   const youHost = ctx.you !== null && info.host === ctx.you;
   const game = model.gameInfo;
   let summary = null;
@@ -415,24 +414,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
       },
       h("h2", { id: "results-title", tabindex: -1 }, headline),
       h("p", { class: "muted" }, namedReason(result.reason, info)),
-      h(
-        "table",
-        null,
-        h("thead", null, h("tr", null, h("th", null, "Place"), h("th", null, "Player"), h("th", null, gameModule && gameModule.scoreName ? gameModule.scoreName : "Score"))),
-        h(
-          "tbody",
-          null,
-          order.map(({ place, seat }) =>
-            h(
-              "tr",
-              { key: seat, class: result.winners.includes(seat) ? "winner" : null },
-              h("td", null, String(place)),
-              h("th", { scope: "row" }, h("span", { class: "seat-name" }, ctx.names(seat)), seat === ctx.you ? " (you)" : ""),
-              h("td", null, String(result.scores[seat])),
-            ),
-          ),
-        ),
-      ),
+      standingsTable(result, ctx.names, gameModule && gameModule.scoreName, ctx.you),
       summary ? h("div", { class: "results-summary" }, summary) : null,
       dealCheckView(model.room, info),
       info.phase !== "finished"
