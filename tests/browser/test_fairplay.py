@@ -60,16 +60,26 @@ def test_the_page_derives_the_commitment_and_the_deal_seed_as_the_server_does(
           const ok = await fp.checkDeal(deal, mine);
           const forged = await fp.checkDeal({...deal, seed: '0'.repeat(16)});
           const other = await fp.checkDeal(deal, {seen: '1'.repeat(64)});
-          return [deal.commitment, deal.seed, ok, forged, other];
+          const late = await fp.checkDeal(deal, {shown: deal.commitment.slice(0, 8)});
+          const lateOther = await fp.checkDeal(deal, {shown: 'deadbeef'});
+          const atTheEnd = await fp.checkDeal(deal);
+          return [deal.commitment, deal.seed, ok, forged, other, late, lateOther, atTheEnd];
         }""",
         [server_seed, contributions],
     )
-    commitment, seed, ok, forged, other = got
+    commitment, seed, ok, forged, other, late, late_other, at_the_end = got
     assert commitment == records.commitment(server_seed)
     assert seed == records.seed_hex(records.deal_seed(server_seed, contributions))
     assert ok == {"ok": True, "prior": "seen"}
     assert forged == {"ok": False, "reason": "the deal seed was not derived from the seeds"}
     assert other["ok"] is False and "not the one shown before the deal" in other["reason"]
+    # A page that came in after the deal checks against the seal it was shown during the game.
+    assert late == {"ok": True, "prior": "shown"}
+    assert late_other == {
+        "ok": False,
+        "reason": "the commitment is not the one shown during the game",
+    }
+    assert at_the_end == {"ok": True, "prior": None}, "says it had nothing to compare against"
 
 
 def test_a_contribution_the_server_shows_for_your_seat_is_replaced_by_your_own(

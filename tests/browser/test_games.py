@@ -131,6 +131,10 @@ def test_warp99_joined_by_link_with_a_reload(person: Make, tmp_path: Path) -> No
         shoot_after=12,
     )
     _check_results([ana, ben], cleo)
+    # Ana saw the commitment before the deal; Cleo came in after it, and her page checked the
+    # commitment against the seal it was shown during the game (docs/fairplay.md).
+    assert ana.page.locator("[data-deal-check=ok]").get_attribute("data-deal-prior") == "seen"
+    assert cleo.page.locator("[data-deal-check=ok]").get_attribute("data-deal-prior") == "shown"
 
 
 def test_floor_with_a_friend_and_a_bot(person: Make, tmp_path: Path) -> None:
