@@ -170,9 +170,18 @@ async def _record(request: Request) -> dict[str, Any] | Response:
             f"Game {number} is still being played: its record is ready once it is over",
             409,
         )
+    # A room code is free again once its room expires: the key names this room (its
+    # creation), and its latest game's record only at this version.
+    key = (code, room.created_by, room.created_at, number, room.version * (number == room.round))
+    replays: records.Replays = request.app.state.replays
+    kept = replays.record(key)
+    if kept is not None:
+        return kept
     entries = [unpack(entry) for entry in await instance.store.archive(code)]
     try:
-        return records.build(code, number, entries)
+        record = records.build(code, number, entries)
+        replays.keep(key, record)
+        return record
     except records.NoRecord as exc:
         return _refuse(
             ErrorCode.NO_GAME, f"Room {code} keeps no record of game {number}: {exc}", 404

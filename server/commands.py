@@ -431,13 +431,12 @@ def contribute(room: Room, seat_id: int, value: str, seen: str, now: float) -> C
 def contribute_on_resume(
     room: Room, seat_id: int, contribution: Contribution, now: float
 ) -> Change:
-    """A contribution sent with ``resume``: taken if it counts for the next deal now (see
-    :func:`join`), else left out without a refusal (the resume itself succeeded)."""
-    value = _accepted(room, contribution)
-    index = room.index_of(seat_id)
-    if not value or index is None or room.seats[index].bot:
+    """A contribution sent with ``resume``: taken if :func:`contribute` takes it, else left
+    out without a refusal (the resume itself succeeded)."""
+    try:
+        return contribute(room, seat_id, *contribution, now)
+    except RoomError:
         return Change(room, None, seat_id)
-    return contribute(room, seat_id, value, contribution[1], now)
 
 
 # -- host powers ---------------------------------------------------------------------------------

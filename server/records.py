@@ -259,24 +259,22 @@ def _verify(record: Any) -> list[str]:
     server_seed = record["server_seed"]
     if not record["sealed"]:
         problems.append("the deal was not sealed: its commitment was not published before it")
-    elif not isinstance(server_seed, str) or not SERVER_SEED.fullmatch(server_seed):
+    elif not SERVER_SEED.fullmatch(server_seed):  # its type: checked by _shape
         problems.append("the server seed is not 64 hex digits")
     else:
         if commitment(server_seed) != record["commitment"]:
             problems.append("the server seed does not match the commitment")
-        if not all(
-            isinstance(c, str) and (not c or CONTRIBUTION.fullmatch(c)) for c in contributions
-        ):
+        if not all(not c or CONTRIBUTION.fullmatch(c) for c in contributions):
             problems.append("a contribution is not hex")
         elif seed_hex(deal_seed(server_seed, contributions)) != record["seed"]:
             problems.append("the deal seed is not the one derived from the seeds")
     try:
-        steps = list(replay(record))
+        (last,) = collections.deque(replay(record), maxlen=1)  # only the last state is kept
     except ReplayError as exc:
         problems.append(str(exc))
         return problems
     game = get_game(record["game_id"])
-    result = game.result(steps[-1].state)
+    result = game.result(last.state)
     if result is None:
         problems.append("the game is not over after the last action")
     elif _plain(result.to_wire()) != _plain(record["result"]):
@@ -340,6 +338,25 @@ class Replays:
     def __init__(self, games: int = 16) -> None:
         self._games = games
         self._kept: collections.OrderedDict[tuple[Any, ...], list[Any]] = collections.OrderedDict()
+        self._records: collections.OrderedDict[tuple[Any, ...], dict[str, Any]] = (
+            collections.OrderedDict()
+        )
+
+    def record(self, key: tuple[Any, ...]) -> dict[str, Any] | None:
+        """The record kept under ``key`` (see :meth:`keep`), or None."""
+        kept = self._records.get(key)
+        if kept is not None:
+            self._records.move_to_end(key)
+        return kept
+
+    def keep(self, key: tuple[Any, ...], record: dict[str, Any]) -> None:
+        """Keep a built record: the viewer asks for it with every page, and building it reads
+        the room's whole archive. ``key`` must name one game's final record for good (the
+        caller makes it from the room's identity, the game, and for the room's latest game
+        its version)."""
+        self._records[key] = record
+        if len(self._records) > self._games:
+            self._records.popitem(last=False)
 
     def _checkpoints(self, record: Mapping[str, Any]) -> list[Any]:
         # A room code outlives its room, so the key holds what is the game's alone.

@@ -310,6 +310,8 @@ function newRoom(code) {
     // ({round, pending} or {round, ok, reason}).
     contributing: {},
     dealCheck: null,
+    // The seal of the game in play that was last noted (see seal()).
+    sealNoted: null,
     away: { was: false, covered: 0, told: false },
     chat: null,
     // The chat total seen last (null: nothing yet) and the lines since, for the badge.
@@ -573,8 +575,10 @@ function seal(room, msg) {
     }
     remembered.setSeal(room.code, round, kept);
   }
-  if (info.seal && info.phase === "playing") {
-    // A page that did not see the commitment before the deal keeps the seal it was shown.
+  if (info.seal && info.phase === "playing" && room.sealNoted !== info.seal) {
+    // A page that did not see the commitment before the deal keeps the seal it was shown
+    // (looked at once per game, not at every move).
+    room.sealNoted = info.seal;
     const known = remembered.seal(room.code, info.round);
     if (!known || !known.seen) remembered.setSeal(room.code, info.round, { ...(known || {}), shown: info.seal });
   }
