@@ -395,7 +395,7 @@ def _accepted(room: Room, contribution: Contribution | None) -> str:
     if contribution is None or room.phase is Phase.PLAYING or not room.next_seed:
         return ""
     value, seen = contribution
-    if seen != room.next_commitment or not records.CONTRIBUTION.match(value):
+    if seen != room.next_commitment or not records.CONTRIBUTION.fullmatch(value):
         return ""
     return value
 
@@ -417,7 +417,7 @@ def contribute(room: Room, seat_id: int, value: str, seen: str, now: float) -> C
             f"the next deal's is {room.next_commitment[:8]}…",
             commitment=room.next_commitment,
         )
-    if not records.CONTRIBUTION.match(value):
+    if not records.CONTRIBUTION.fullmatch(value):
         raise RoomError(ErrorCode.BAD_MESSAGE, "A contribution is 16 to 64 lowercase hex digits")
     if seat.bot:
         raise RoomError(ErrorCode.BAD_MESSAGE, "A bot seat does not contribute")

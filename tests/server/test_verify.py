@@ -345,3 +345,20 @@ def test_a_contribution_in_a_room_whose_deals_are_not_sealed_is_refused() -> Non
     with pytest.raises(RoomError) as refused:
         commands.contribute(room, room.seats[0].id, "ab" * 16, "0" * 64, 2.0)
     assert refused.value.code == "wrong_phase"
+
+
+def test_a_contribution_with_anything_after_its_hex_digits_is_refused() -> None:
+    """The pure command checks the whole value, not only its start (the wire's validation is
+    not its only caller)."""
+    from server.errors import RoomError
+
+    ctx = commands.Context(now=1.0, seal=_hex("first"))
+    room = commands.create("HEXXX", "floor", None, 0, ctx, secret="s", created_by="c")
+    room = commands.join(room, "P0", "h0", 1.0, name_max=24).room
+    for bad in ("ab" * 16 + "\n", "ab" * 16 + "zz"):
+        with pytest.raises(RoomError) as refused:
+            commands.contribute(room, room.seats[0].id, bad, room.next_commitment, 2.0)
+        assert refused.value.code == "bad_message"
+        offered = (bad, room.next_commitment)
+        joined = commands.join(room, "P1", "h1", 1.0, name_max=24, contribution=offered).room
+        assert joined.seats[1].contribution == "", "a join leaves it out"
