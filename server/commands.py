@@ -12,7 +12,7 @@ import hmac
 import math
 import unicodedata
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from rules.codec import pack
 from rules.contract import BOT_LEVELS, DEFAULT_BOT_LEVEL, Event
 from rules.errors import RulesError
+from rules.evolve import replace
 from rules.registry import get_game
 from rules.rng import Rng
 from server import records, rooms

@@ -16,11 +16,12 @@ import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from rules.codec import pack
 from rules.errors import RulesError
+from rules.evolve import replace
 from server import codes, commands, rooms
 from server.commands import Change, Context, Limits
 from server.config import Settings

@@ -12,8 +12,8 @@ hidden cards really are.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
+from rules.evolve import replace
 from rules.floor.actions import AnyAction
 from rules.floor.moves import apply_action
 from rules.floor.state import Phase, State, hidden_from, redeal

@@ -9,10 +9,10 @@ actions (only a pass asks whether anything else is open, which is its rule);
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 from rules.contract import Event
 from rules.errors import IllegalAction, WrongPhase
+from rules.evolve import replace
 from rules.floor.actions import (
     AnyAction,
     BurnSwap,

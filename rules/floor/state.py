@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import StrEnum
 
 from rules.contract import Result
+from rules.evolve import replace
 from rules.floor.cards import SHAPES, Shape
 from rules.rng import Rng
 

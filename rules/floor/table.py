@@ -6,9 +6,8 @@ These helpers check nothing: :mod:`rules.floor.moves` decides what is allowed fi
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rules.contract import Event, Result, places_from_scores
+from rules.evolve import replace
 from rules.floor.cards import CARDS, Shape
 from rules.floor.state import Phase, State, fingerprint, next_seat, replace_at, with_cards, without
 

@@ -7,7 +7,6 @@ Every rule here is pinned by a test in ``tests/rules/numberswap`` and explained 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
@@ -23,6 +22,7 @@ from rules.contract import (
     places_from_scores,
 )
 from rules.errors import IllegalAction, NotYourTurn, WrongPhase
+from rules.evolve import replace
 from rules.numberswap.actions import (
     Action,
     AnyAction,

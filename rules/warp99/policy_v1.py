@@ -6,8 +6,7 @@ Do not improve it: new bots are measured against it.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from rules.evolve import replace
 from rules.rng import Rng
 from rules.warp99.actions import AddToRow, AnyAction, EndStep, FlipRule, PlayToPile, ScoreRow
 from rules.warp99.cards import VALUE
