@@ -25,6 +25,7 @@ from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import keys
+from server.redis_wire import LeanConnection, lean_url
 from server.store import (
     Notice,
     NoticeHandler,
@@ -207,6 +208,8 @@ class RedisStore(Store):
         else:
             self._redis = aioredis.Redis.from_url(url, retry=reads, **common)
             self._writes = aioredis.Redis.from_url(url, retry=writes, **common)
+        #: The save script's own connection, on one plain Redis (see server/redis_wire.py).
+        self._lean = None if cluster or not lean_url(url) else LeanConnection(url, timeout)
         self._create = self._writes.register_script(_CREATE)
         self._save = self._writes.register_script(_SAVE)
         self._presence = self._redis.register_script(_PRESENCE)
@@ -343,6 +346,8 @@ class RedisStore(Store):
         self._on_notice = None
         await self._redis.aclose()
         await self._writes.aclose()
+        if self._lean is not None:
+            await self._lean.aclose()
 
     async def _call(self, coro: Any) -> Any:
         try:
@@ -384,25 +389,25 @@ class RedisStore(Store):
         archive: Sequence[bytes] = (),
     ) -> str:
         tag = new_tag()
-        result = await self._call(
-            self._save(
-                keys=[keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)],
-                args=[
-                    expected,
-                    str(version),
-                    data,
-                    entry,
-                    int(ttl * 1000),
-                    self._log_max,
-                    keys.notices(code),
-                    notice.encode(),
-                    tag,
-                    len(archive),
-                    *archive,
-                    *(part for v, e in earlier for part in (str(v), e)),
-                ],
-            )
-        )
+        names = [keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)]
+        args = [
+            expected,
+            str(version),
+            data,
+            entry,
+            int(ttl * 1000),
+            self._log_max,
+            keys.notices(code),
+            notice.encode(),
+            tag,
+            len(archive),
+            *archive,
+            *(part for v, e in earlier for part in (str(v), e)),
+        ]
+        if self._lean is not None:
+            result = await self._call(self._lean.evalsha(_SAVE, names, args))
+        else:
+            result = await self._call(self._save(keys=names, args=args))
         if result == 0:
             raise RoomMissing(code)
         if result == -1:
