@@ -5,8 +5,11 @@ a call never waits past its timeout, and nothing is ever sent twice."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import pytest
+import uvloop
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
@@ -17,6 +20,22 @@ from server.redis_wire import LeanConnection, encode, lean_url
 from server.store import Notice, NoticeKind, StoreUnavailable
 from tests.processes import LOCALHOST
 from tests.redis_process import RedisProcess
+
+Run = Callable[[Coroutine[Any, Any, None]], None]
+
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def run(request: pytest.FixtureRequest) -> Run:
+    """Runs a test's body on asyncio's loop, and on uvloop (which the server runs on, and whose
+    transports are not ``asyncio.Transport`` subclasses)."""
+    factory = uvloop.new_event_loop if request.param == "uvloop" else asyncio.new_event_loop
+
+    def run(body: Coroutine[Any, Any, None]) -> None:
+        with asyncio.Runner(loop_factory=factory) as runner:
+            runner.run(body)
+
+    return run
+
 
 # KEYS: counter. ARGV: step. The counter after the step.
 COUNT = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
@@ -37,139 +56,164 @@ def test_only_a_plain_redis_url_gets_the_lean_connection() -> None:
     assert RedisStore("redis://127.0.0.1:1/0", cluster=True)._lean is None
 
 
-async def test_a_script_runs_by_its_sha_and_is_sent_whole_once_after_a_script_flush(
-    redis_clean: str,
+def test_a_script_runs_by_its_sha_and_is_sent_whole_once_after_a_script_flush(
+    redis_url: str, run: Run
 ) -> None:
-    lean = LeanConnection(redis_clean, timeout=2.0)
-    try:
-        assert await lean.evalsha(COUNT, ["lean:count"], [2]) == 2
-        assert await lean.call("SCRIPT", "FLUSH") == b"OK"
-        assert await lean.evalsha(COUNT, ["lean:count"], [3]) == 5  # NOSCRIPT: it did not run
-        assert await lean.evalsha(COUNT, ["lean:count"], [1]) == 6
-    finally:
-        await lean.aclose()
-
-
-async def test_pipelined_calls_each_get_their_own_reply(redis_clean: str) -> None:
-    lean = LeanConnection(redis_clean, timeout=2.0)
-    try:
-        replies = await asyncio.gather(*(lean.call("ECHO", f"m{i}") for i in range(500)))
-        assert replies == [f"m{i}".encode() for i in range(500)]
-    finally:
-        await lean.aclose()
-
-
-async def test_an_error_reply_is_a_response_error_and_the_connection_carries_on(
-    redis_clean: str,
-) -> None:
-    lean = LeanConnection(redis_clean, timeout=2.0)
-    try:
-        first = lean.call("NO-SUCH-COMMAND")
-        second = lean.call("ECHO", "after")
-        with pytest.raises(ResponseError, match="unknown command"):
-            await first
-        assert await second == b"after"
-    finally:
-        await lean.aclose()
-
-
-async def test_a_cancelled_call_leaves_the_replies_of_the_others_in_order(
-    redis_clean: str,
-) -> None:
-    lean = LeanConnection(redis_clean, timeout=2.0)
-    try:
-        await lean.call("PING")
-        calls = [asyncio.ensure_future(lean.call("ECHO", f"m{i}")) for i in range(20)]
-        calls[5].cancel()
-        calls[11].cancel()
-        done = await asyncio.gather(*calls, return_exceptions=True)
-        for i, reply in enumerate(done):
-            if i in (5, 11):
-                assert isinstance(reply, asyncio.CancelledError)
-            else:
-                assert reply == f"m{i}".encode()
-        assert await lean.call("ECHO", "next") == b"next"
-    finally:
-        await lean.aclose()
-
-
-async def test_a_paused_redis_times_out_every_waiting_call_and_runs_none_twice(
-    redis_proc: RedisProcess,
-) -> None:
-    lean = LeanConnection(redis_proc.url, timeout=0.3)
-    try:
-        assert await lean.evalsha(COUNT, ["lean:paused"], [1]) == 1
-        redis_proc.pause()
+    async def body() -> None:
+        lean = LeanConnection(redis_url, timeout=2.0)
         try:
-            calls = [lean.evalsha(COUNT, ["lean:paused"], [1]) for _ in range(3)]
-            for outcome in await asyncio.gather(*calls, return_exceptions=True):
-                assert isinstance(outcome, RedisTimeoutError)
-        finally:
-            redis_proc.resume()
-        # A new connection; the calls that timed out ran at most once each, never resent.
-        after = await lean.evalsha(COUNT, ["lean:paused"], [0])
-        assert 1 <= after <= 4
-        assert await lean.evalsha(COUNT, ["lean:paused"], [0]) == after
-    finally:
-        await lean.aclose()
-
-
-async def test_a_killed_redis_fails_the_call_and_a_restarted_one_is_used_again(
-    redis_proc: RedisProcess,
-) -> None:
-    lean = LeanConnection(redis_proc.url, timeout=1.0)
-    try:
-        assert await lean.call("SET", "lean:k", "v") == b"OK"
-        redis_proc.kill()
-        with pytest.raises(RedisConnectionError):
-            await lean.call("GET", "lean:k")
-        with pytest.raises(RedisConnectionError):
-            await lean.call("GET", "lean:k")  # nothing listens: refused, not hung
-        redis_proc.start()
-        assert await lean.call("SET", "lean:k", "w") == b"OK"
-        assert await lean.call("GET", "lean:k") == b"w"
-    finally:
-        await lean.aclose()
-
-
-async def test_the_password_and_database_of_the_url_are_used() -> None:
-    with RedisProcess() as redis:
-        with redis.client() as admin:
-            admin.config_set("requirepass", "s3cret")
-        url = f"redis://:s3cret@{LOCALHOST}:{redis.port}/3"
-        lean = LeanConnection(url, timeout=2.0)
-        try:
-            assert await lean.call("SET", "lean:db", "here") == b"OK"
-            assert await lean.call("CLIENT", "INFO") is not None
+            await lean.call("DEL", "lean:count")
+            assert await lean.evalsha(COUNT, ["lean:count"], [2]) == 2
+            assert await lean.call("SCRIPT", "FLUSH") == b"OK"
+            assert await lean.evalsha(COUNT, ["lean:count"], [3]) == 5  # NOSCRIPT: it did not run
+            assert await lean.evalsha(COUNT, ["lean:count"], [1]) == 6
         finally:
             await lean.aclose()
-        with Redis(host=LOCALHOST, port=redis.port, password="s3cret", db=3) as client:
-            assert client.get("lean:db") == b"here"
-        wrong = LeanConnection(f"redis://:wrong@{LOCALHOST}:{redis.port}/0", timeout=2.0)
-        with pytest.raises(ResponseError):
-            await wrong.call("PING")
-        await wrong.aclose()
+
+    run(body())
 
 
-async def test_the_store_saves_through_it_and_a_paused_redis_is_unavailable_not_a_hang(
-    redis_proc: RedisProcess,
-) -> None:
-    store = RedisStore(redis_proc.url, timeout=0.3)
-    notice = Notice(NoticeKind.CHANGE, "LEANX", 2, "i")
-    try:
-        tag = await store.create("LEANX", b"one", b"e1", ttl=60.0)
-        assert tag is not None
-        new = await store.save("LEANX", tag, 2, b"two", b"e2", 60.0, notice)
-        stored = await store.load("LEANX")
-        assert stored is not None and (stored.version, stored.data) == (2, b"two")
-        assert store._lean is not None and store._lean._link is not None
-        redis_proc.pause()
+def test_pipelined_calls_each_get_their_own_reply(redis_url: str, run: Run) -> None:
+    async def body() -> None:
+        lean = LeanConnection(redis_url, timeout=2.0)
         try:
-            with pytest.raises(StoreUnavailable):
-                await store.save("LEANX", new, 3, b"three", b"e3", 60.0, notice)
+            replies = await asyncio.gather(*(lean.call("ECHO", f"m{i}") for i in range(500)))
+            assert replies == [f"m{i}".encode() for i in range(500)]
         finally:
-            redis_proc.resume()
-        stored = await store.load("LEANX")
-        assert stored is not None and stored.version in (2, 3)
-    finally:
-        await store.close()
+            await lean.aclose()
+
+    run(body())
+
+
+def test_an_error_reply_is_a_response_error_and_the_connection_carries_on(
+    redis_url: str, run: Run
+) -> None:
+    async def body() -> None:
+        lean = LeanConnection(redis_url, timeout=2.0)
+        try:
+            first = lean.call("NO-SUCH-COMMAND")
+            second = lean.call("ECHO", "after")
+            with pytest.raises(ResponseError, match="unknown command"):
+                await first
+            assert await second == b"after"
+        finally:
+            await lean.aclose()
+
+    run(body())
+
+
+def test_a_cancelled_call_leaves_the_replies_of_the_others_in_order(
+    redis_url: str, run: Run
+) -> None:
+    async def body() -> None:
+        lean = LeanConnection(redis_url, timeout=2.0)
+        try:
+            await lean.call("PING")
+            calls = [asyncio.ensure_future(lean.call("ECHO", f"m{i}")) for i in range(20)]
+            calls[5].cancel()
+            calls[11].cancel()
+            done = await asyncio.gather(*calls, return_exceptions=True)
+            for i, reply in enumerate(done):
+                if i in (5, 11):
+                    assert isinstance(reply, asyncio.CancelledError)
+                else:
+                    assert reply == f"m{i}".encode()
+            assert await lean.call("ECHO", "next") == b"next"
+        finally:
+            await lean.aclose()
+
+    run(body())
+
+
+def test_a_paused_redis_times_out_every_waiting_call_and_runs_none_twice(
+    redis_proc: RedisProcess, run: Run
+) -> None:
+    async def body() -> None:
+        lean = LeanConnection(redis_proc.url, timeout=0.3)
+        try:
+            assert await lean.evalsha(COUNT, ["lean:paused"], [1]) == 1
+            redis_proc.pause()
+            try:
+                calls = [lean.evalsha(COUNT, ["lean:paused"], [1]) for _ in range(3)]
+                for outcome in await asyncio.gather(*calls, return_exceptions=True):
+                    assert isinstance(outcome, RedisTimeoutError)
+            finally:
+                redis_proc.resume()
+            # A new connection; the calls that timed out ran at most once each, never resent.
+            after = await lean.evalsha(COUNT, ["lean:paused"], [0])
+            assert 1 <= after <= 4
+            assert await lean.evalsha(COUNT, ["lean:paused"], [0]) == after
+        finally:
+            await lean.aclose()
+
+    run(body())
+
+
+def test_a_killed_redis_fails_the_call_and_a_restarted_one_is_used_again(
+    redis_proc: RedisProcess, run: Run
+) -> None:
+    async def body() -> None:
+        lean = LeanConnection(redis_proc.url, timeout=1.0)
+        try:
+            assert await lean.call("SET", "lean:k", "v") == b"OK"
+            redis_proc.kill()
+            with pytest.raises(RedisConnectionError):
+                await lean.call("GET", "lean:k")
+            with pytest.raises(RedisConnectionError):
+                await lean.call("GET", "lean:k")  # nothing listens: refused, not hung
+            redis_proc.start()
+            assert await lean.call("SET", "lean:k", "w") == b"OK"
+            assert await lean.call("GET", "lean:k") == b"w"
+        finally:
+            await lean.aclose()
+
+    run(body())
+
+
+def test_the_password_and_database_of_the_url_are_used(run: Run) -> None:
+    async def body() -> None:
+        with RedisProcess() as redis:
+            with redis.client() as admin:
+                admin.config_set("requirepass", "s3cret")
+            url = f"redis://:s3cret@{LOCALHOST}:{redis.port}/3"
+            lean = LeanConnection(url, timeout=2.0)
+            try:
+                assert await lean.call("SET", "lean:db", "here") == b"OK"
+                assert await lean.call("CLIENT", "INFO") is not None
+            finally:
+                await lean.aclose()
+            with Redis(host=LOCALHOST, port=redis.port, password="s3cret", db=3) as client:
+                assert client.get("lean:db") == b"here"
+            wrong = LeanConnection(f"redis://:wrong@{LOCALHOST}:{redis.port}/0", timeout=2.0)
+            with pytest.raises(ResponseError):
+                await wrong.call("PING")
+            await wrong.aclose()
+
+    run(body())
+
+
+def test_the_store_saves_through_it_and_a_paused_redis_is_unavailable_not_a_hang(
+    redis_proc: RedisProcess, run: Run
+) -> None:
+    async def body() -> None:
+        store = RedisStore(redis_proc.url, timeout=0.3)
+        notice = Notice(NoticeKind.CHANGE, "LEANX", 2, "i")
+        try:
+            tag = await store.create("LEANX", b"one", b"e1", ttl=60.0)
+            assert tag is not None
+            new = await store.save("LEANX", tag, 2, b"two", b"e2", 60.0, notice)
+            stored = await store.load("LEANX")
+            assert stored is not None and (stored.version, stored.data) == (2, b"two")
+            assert store._lean is not None and store._lean._link is not None
+            redis_proc.pause()
+            try:
+                with pytest.raises(StoreUnavailable):
+                    await store.save("LEANX", new, 3, b"three", b"e3", 60.0, notice)
+            finally:
+                redis_proc.resume()
+            stored = await store.load("LEANX")
+            assert stored is not None and stored.version in (2, 3)
+        finally:
+            await store.close()
+
+    run(body())
