@@ -208,36 +208,47 @@ def new_room(
 
 
 def encode(room: Room) -> bytes:
-    """The room record, as msgpack: the same bytes as ``pack`` of the dict of its fields.
+    """The room record, as msgpack: the same bytes as ``pack`` of the dict of its fields, in
+    the order :func:`_plain` lists them followed by ``seats``, ``chat`` and ``moves``.
 
     A save encodes the whole record after every change, and most seats, the last moves'
     events and the chat lines are the same objects as at the save before: each of those keeps
-    its packed form (:func:`_packed`) and the record is joined from the packed keys and
-    values, exactly as msgpack lays out a dict."""
-    fields = _fields(room)
-    parts = [_map_header(len(fields))]
-    for key, value in fields.items():
-        parts.append(_packed_key(key))
-        parts.append(value if type(value) is bytes else pack(value))
-    return b"".join(parts)
+    its packed form (:func:`_packed`). Everything else is packed by one call, as one dict
+    whose map header is swapped for the record's, and the three packed arrays are joined on,
+    exactly as msgpack lays out a dict."""
+    plain = _plain(room)
+    body = pack(plain)
+    count = len(plain)
+    # A map of up to 15 pairs has a one-byte header, of up to 65,535 a three-byte one.
+    head = 1 if count <= 15 else 3
+    return b"".join(
+        (
+            _map_header(count + 3),
+            memoryview(body)[head:],
+            _SEATS_KEY,
+            _array(room.seats),
+            _CHAT_KEY,
+            _array(room.chat),
+            _MOVES_KEY,
+            _array(room.moves),
+        )
+    )
 
 
-def _fields(room: Room) -> dict[str, Any]:
-    """The record's fields; the parts that keep their packed form are given as bytes."""
+def _plain(room: Room) -> dict[str, Any]:
+    """The record's fields but the three kept in packed form."""
     return {
         "code": room.code,
         "game": room.game_id,
         "options": room.options,
         "version": room.version,
         "phase": room.phase.value,
-        "seats": _array(room.seats),
         "host": room.host,
         "locked": room.locked,
         "turn_timer": room.turn_timer,
         "round": room.round,
         "seed": room.seed,
         "state": None if room.state is None else room.game.dump_state(room.state),
-        "chat": _array(room.chat),
         "chat_total": room.chat_total,
         "next_id": room.next_id,
         "created_at": room.created_at,
@@ -245,7 +256,6 @@ def _fields(room: Room) -> dict[str, Any]:
         "secret": room.secret,
         "created_by": room.created_by,
         "deadline": room.deadline,
-        "moves": _array(room.moves),
         "next_seed": room.next_seed,
         "next_commitment": room.next_commitment,
         "deal": None if room.deal is None else _deal_form(room.deal),
@@ -255,7 +265,6 @@ def _fields(room: Room) -> dict[str, Any]:
 _PACKER = msgpack.Packer(use_bin_type=True)
 _map_header = _PACKER.pack_map_header
 _array_header = _PACKER.pack_array_header
-_KEYS: dict[str, bytes] = {}
 
 
 def _packed(part: Seat | ChatLine | Move) -> bytes:
@@ -273,11 +282,7 @@ def _array(parts: tuple[Seat, ...] | tuple[ChatLine, ...] | tuple[Move, ...]) ->
     return header + b"".join([_packed(part) for part in parts])
 
 
-def _packed_key(key: str) -> bytes:
-    found = _KEYS.get(key)
-    if found is None:
-        found = _KEYS[key] = pack(key)
-    return found
+_SEATS_KEY, _CHAT_KEY, _MOVES_KEY = pack("seats"), pack("chat"), pack("moves")
 
 
 def decode(data: bytes) -> Room:

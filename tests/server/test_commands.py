@@ -195,16 +195,19 @@ def test_the_record_reuses_packed_parts_and_is_the_bytes_pack_gives_its_fields()
         fields = {
             "code": room.code, "game": room.game_id, "options": room.options,
             "version": room.version, "phase": room.phase.value,
-            "seats": [s.form() for s in room.seats], "host": room.host, "locked": room.locked,
+            "host": room.host, "locked": room.locked,
             "turn_timer": room.turn_timer, "round": room.round, "seed": room.seed,
             "state": None if room.state is None else room.game.dump_state(room.state),
-            "chat": [c.form() for c in room.chat], "chat_total": room.chat_total,
+            "chat_total": room.chat_total,
             "next_id": room.next_id, "created_at": room.created_at,
             "changed_at": room.changed_at, "secret": room.secret,
             "created_by": room.created_by, "deadline": room.deadline,
-            "moves": [m.form() for m in room.moves], "next_seed": room.next_seed,
+            "next_seed": room.next_seed,
             "next_commitment": room.next_commitment,
             "deal": None if room.deal is None else rooms._deal_form(room.deal),
+            "seats": [s.form() for s in room.seats],
+            "chat": [c.form() for c in room.chat],
+            "moves": [m.form() for m in room.moves],
         }  # fmt: skip
         return pack(fields)
 
