@@ -174,6 +174,66 @@ class _Shard:
             await self._client.aclose()
 
 
+class _LeanShard:
+    """:class:`_Shard` on one plain Redis, over a lean connection (server/redis_wire.py): the
+    same contract, without redis-py's pub/sub reader (a notice reaches every instance in the
+    room after every action). A lost connection marks it failed, and the store's supervisor
+    builds a new one; every ``ssubscribe`` confirmation becomes a RESYNC notice."""
+
+    def __init__(self, store: RedisStore, name: str, url: str, timeout: float) -> None:
+        self.name = name
+        self.codes: set[str] = set()
+        self._store = store
+        self._conn = LeanConnection(url, timeout)
+        self._subscribed = False
+        self._lost = False
+
+    @property
+    def failed(self) -> bool:
+        return self._lost
+
+    async def add(self, codes: set[str]) -> None:
+        if not self._subscribed:
+            await self._conn.subscribe(self._push, self._on_lost)
+            self._subscribed = True
+        for code in sorted(codes):
+            self._conn.send("SSUBSCRIBE", keys.notices(code))
+            self.codes.add(code)
+
+    async def remove(self, codes: set[str]) -> None:
+        for code in sorted(codes):
+            self.codes.discard(code)
+            self._conn.send("SUNSUBSCRIBE", keys.notices(code))
+
+    def _push(self, reply: Any) -> None:
+        try:
+            kind = reply[0]
+            if kind == b"smessage":
+                self._store._deliver(reply[2])
+                return
+            code = keys.code_of(reply[1].decode().removesuffix(":notices"))
+        except (TypeError, IndexError, AttributeError, UnicodeDecodeError):
+            log.warning("ignoring a malformed push from Redis: %r", reply)
+            return
+        if code is None or code not in self.codes:
+            return
+        if kind == b"ssubscribe":
+            self._store._hand(Notice(NoticeKind.RESYNC, code, 0, ""))
+        elif kind == b"sunsubscribe":
+            log.info("notices of %s unsubscribed by %s; routing again", code, self.name)
+            self._conn.drop("unsubscribed by Redis")
+
+    def _on_lost(self) -> None:
+        if not self._lost:
+            self._lost = True
+            log.warning("notice listener lost Redis %s; reconnecting", self.name)
+            self._store._wake_up()
+
+    async def close(self) -> None:
+        self._lost = True
+        await self._conn.aclose()
+
+
 class RedisStore(Store):
     """``cluster``: ``url`` names one node of a Redis Cluster (see docs/deploy.md)."""
 
@@ -219,6 +279,8 @@ class RedisStore(Store):
         self._watched: set[str] = set()
         self._wake = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
+        #: The supervisor's subscriptions, by node name.
+        self._shards: dict[str, _Shard | _LeanShard] = {}
 
     async def open(self, on_notice: NoticeHandler) -> None:
         await self.ping()
@@ -245,7 +307,7 @@ class RedisStore(Store):
         on a cluster the slot map may have changed meanwhile (a failover, resharding; the
         cluster client learns it from MOVED replies and from re-reading the topology after a
         shard failed), and a channel whose slot moved is subscribed again on its new master."""
-        shards: dict[str, _Shard] = {}
+        shards = self._shards
         delay = 0.05
         stale = False
         try:
@@ -264,7 +326,7 @@ class RedisStore(Store):
             for shard in shards.values():
                 await shard.close()
 
-    async def _reconcile(self, shards: dict[str, _Shard], stale: bool) -> None:
+    async def _reconcile(self, shards: dict[str, _Shard | _LeanShard], stale: bool) -> None:
         """Subscribe each watched room on its node; ``stale``: the last try failed, so the
         cluster's slot map may be out of date too (a master died: its replica takes over)."""
         failed = [name for name, shard in shards.items() if shard.failed]
@@ -286,7 +348,10 @@ class RedisStore(Store):
         for name, codes in wanted.items():
             if name not in shards:
                 _, host, port = routes[next(iter(codes))]
-                shards[name] = _Shard(self, name, self._subscriber(host, port))
+                if self._lean is not None:
+                    shards[name] = _LeanShard(self, name, self._url, self._timeout)
+                else:
+                    shards[name] = _Shard(self, name, self._subscriber(host, port))
             shard = shards[name]
             try:
                 await shard.add(codes)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -65,10 +65,14 @@ def encode(args: tuple[Arg, ...]) -> bytes:
 
 
 class _Link(asyncio.Protocol):
-    """One TCP connection: replies are handed to the waiting calls in order."""
+    """One TCP connection: replies are handed to the waiting calls in order.
+
+    Once ``pushes`` is set (the connection subscribed), every reply is handed to it instead:
+    a subscribed connection gets only pushed messages and confirmations."""
 
     def __init__(self, owner: LeanConnection) -> None:
         self._owner = owner
+        self.pushes: Callable[[Any], None] | None = None
         self._reader = hiredis.Reader(replyError=ResponseError, notEnoughData=_NOT_YET)
         self.transport: asyncio.Transport | None = None
         #: Calls sent and not answered, oldest first: (future, deadline).
@@ -81,12 +85,12 @@ class _Link(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
-        if self.closed:
-            return
         reader = self._reader
         reader.feed(data)
         waiting = self.waiting
         while True:
+            if self.closed:  # failed, or dropped by a push
+                return
             try:
                 reply = reader.gets()
             except hiredis.ProtocolError as exc:
@@ -94,6 +98,12 @@ class _Link(asyncio.Protocol):
                 return
             if reply is _NOT_YET:
                 return
+            if self.pushes is not None:
+                if isinstance(reply, ResponseError):
+                    self.fail(RedisConnectionError(f"Redis refused a subscription: {reply}"))
+                    return
+                self.pushes(reply)
+                continue
             if not waiting:
                 self.fail(RedisConnectionError("Redis sent a reply nobody asked for"))
                 return
@@ -163,6 +173,7 @@ class LeanConnection:
         self._link: _Link | None = None
         self._opening: asyncio.Future[_Link] | None = None
         self._shas: dict[str, str] = {}
+        self._on_lost: Callable[[], None] | None = None
 
     async def call(self, *args: Arg) -> Any:
         link = self._link
@@ -229,6 +240,29 @@ class LeanConnection:
     def _lost(self, link: _Link) -> None:
         if self._link is link:
             self._link = None
+        if self._on_lost is not None and link.pushes is not None:
+            self._on_lost()
+
+    async def subscribe(self, pushes: Callable[[Any], None], on_lost: Callable[[], None]) -> None:
+        """Make this a subscriber's connection: from now on every reply (pushed messages,
+        subscription confirmations) goes to ``pushes``, and ``on_lost`` is called once if the
+        connection is lost. Only :meth:`send` may be used on it afterwards."""
+        link = self._link or await self._open()
+        self._on_lost = on_lost
+        link.pushes = pushes
+
+    def drop(self, why: str) -> None:
+        """Close the connection now (a subscriber's ``on_lost`` is called)."""
+        link = self._link
+        if link is not None:
+            link.fail(RedisConnectionError(why))
+
+    def send(self, *args: Arg) -> None:
+        """Write a command to a subscribed connection; its confirmation is pushed."""
+        link = self._link
+        if link is None or link.closed or link.transport is None:
+            raise RedisConnectionError("The subscription connection is closed")
+        link.transport.write(encode(args))
 
     async def aclose(self) -> None:
         link, self._link = self._link, None

@@ -15,7 +15,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server.redis_store import RedisStore
+from server import keys
+from server.codes import ALPHABET
+from server.redis_store import RedisStore, _LeanShard
 from server.redis_wire import LeanConnection, encode, lean_url
 from server.store import Notice, NoticeKind, StoreUnavailable
 from tests.processes import LOCALHOST
@@ -215,5 +217,112 @@ def test_the_store_saves_through_it_and_a_paused_redis_is_unavailable_not_a_hang
             assert stored is not None and stored.version in (2, 3)
         finally:
             await store.close()
+
+    run(body())
+
+
+_CODES = iter(f"LEA{a}{b}" for a in ALPHABET for b in ALPHABET)
+
+
+def _code() -> str:
+    """A room code no earlier test used (the session's Redis is shared)."""
+    return next(_CODES)
+
+
+async def _created(store: RedisStore, code: str) -> str:
+    """Create the room; a write is never retried by the store, so after Redis restarted the
+    first try may meet a dead pooled connection (unavailable) and the second opens a new one."""
+    for _ in range(2):
+        try:
+            tag = await store.create(code, b"one", b"e1", ttl=60.0)
+        except StoreUnavailable:
+            continue
+        assert tag is not None
+        return tag
+    raise AssertionError("the room could not be created")
+
+
+async def _opened(url: str) -> tuple[RedisStore, asyncio.Queue[Notice]]:
+    store = RedisStore(url, timeout=1.0)
+    notices: asyncio.Queue[Notice] = asyncio.Queue()
+    await store.open(notices.put_nowait)
+    return store, notices
+
+
+async def _next(notices: asyncio.Queue[Notice], kind: NoticeKind) -> Notice:
+    """The next notice of ``kind`` (others, such as a RESYNC after a reconnection, skipped)."""
+    while True:
+        got = await asyncio.wait_for(notices.get(), 10)
+        if got.kind is kind:
+            return got
+
+
+def test_notices_reach_another_instance_through_the_lean_subscriber(
+    redis_url: str, run: Run
+) -> None:
+    async def body() -> None:
+        code = _code()
+        writer, _ = await _opened(redis_url)
+        reader, notices = await _opened(redis_url)
+        try:
+            tag = await _created(writer, code)
+            reader.watch(code)
+            assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
+            sent = Notice(NoticeKind.CHANGE, code, 2, "writer")
+            await writer.save(code, tag, 2, b"two", b"e2", 60.0, sent)
+            assert await _next(notices, NoticeKind.CHANGE) == sent
+        finally:
+            await writer.close()
+            await reader.close()
+
+    run(body())
+
+
+def test_a_killed_redis_ends_the_subscription_and_it_is_made_again_with_a_resync(
+    redis_proc: RedisProcess, run: Run
+) -> None:
+    async def body() -> None:
+        code = _code()
+        writer, _ = await _opened(redis_proc.url)
+        reader, notices = await _opened(redis_proc.url)
+        try:
+            tag = await _created(writer, code)
+            reader.watch(code)
+            await _next(notices, NoticeKind.RESYNC)
+            redis_proc.kill()
+            redis_proc.start()
+            # Persistence is off: the room is gone, but the subscription is made again and
+            # says so, and notices flow again.
+            assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
+            tag = await _created(writer, code)
+            sent = Notice(NoticeKind.CHANGE, code, 2, "writer")
+            await writer.save(code, tag, 2, b"two", b"e2", 60.0, sent)
+            assert await _next(notices, NoticeKind.CHANGE) == sent
+        finally:
+            await writer.close()
+            await reader.close()
+
+    run(body())
+
+
+def test_an_unsubscription_not_asked_for_makes_the_subscription_again(
+    redis_url: str, run: Run
+) -> None:
+    """What a cluster node does when a room's slot moves away; here Redis is made to send it
+    by unsubscribing behind the store's back."""
+
+    async def body() -> None:
+        code = _code()
+        reader, notices = await _opened(redis_url)
+        try:
+            reader.watch(code)
+            await _next(notices, NoticeKind.RESYNC)
+            shard = next(iter(reader._shards.values()))
+            assert isinstance(shard, _LeanShard)
+            shard._conn.send("SUNSUBSCRIBE", keys.notices(code))
+            assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
+            assert shard.failed
+        finally:
+            await reader.close()
 
     run(body())
