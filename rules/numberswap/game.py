@@ -6,6 +6,7 @@ Every rule here is pinned by a test in ``tests/rules/numberswap`` and explained 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
@@ -112,16 +113,45 @@ def wire_cell(card: int | None, up: bool) -> int | bool | None:
     return card if up else None
 
 
+# The legal actions of a position, made once per set of positions: each is a list of
+# read-only dicts that every view and every seat with those positions shares (a view is
+# encoded, never changed; legal_view copies the list, not the dicts).
+_UNDO: dict[str, Any] = {"type": "undo"}
+
+
+@functools.lru_cache(maxsize=4096)
+def _pairs(down: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
+    return tuple({"type": "flip_initial", "positions": [a, b]} for a, b in combinations(down, 2))
+
+
+@functools.lru_cache(maxsize=4096)
+def _turn_start(present: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
+    return (*({"type": "take_discard", "position": p} for p in present), {"type": "draw"})
+
+
+@functools.lru_cache(maxsize=4096)
+def _drawn(present: tuple[int, ...], down: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
+    return (
+        *({"type": "swap_drawn", "position": p} for p in present),
+        *({"type": "discard_drawn", "flip": p} for p in down),
+    )
+
+
 def _dump_grid(grid: Grid) -> dict[str, Any]:
     return {"cards": list(grid.cards), "up": list(grid.up)}
 
 
 def wire_grid(grid: Grid) -> list[int | bool | None]:
-    # wire_cell, inlined: this runs for 96 cells after every move of an 8-seat game.
-    return [
-        CLEARED if c is None else c if up else None
-        for c, up in zip(grid.cards, grid.up, strict=True)
-    ]
+    """The grid's twelve cells on the wire (see wire_cell): a list every view of the grid
+    shares, read-only (96 cells after every move of an 8-seat game; most grids did not
+    change since the last one)."""
+    return _wire_cells(grid.cards, grid.up)
+
+
+@functools.lru_cache(maxsize=4096)
+def _wire_cells(cards: tuple[int | None, ...], up: tuple[bool, ...]) -> list[int | bool | None]:
+    # wire_cell, inlined.
+    return [CLEARED if c is None else c if u else None for c, u in zip(cards, up, strict=True)]
 
 
 def first_player(grids: tuple[Grid, ...]) -> int:
@@ -239,23 +269,15 @@ class NumberSwap(Game[State, AnyAction]):
             return [{"type": "next_round"}]
         grid = state.grids[seat]
         if state.phase is Phase.CHOOSE:
-            down = grid.face_down()
-            return [{"type": "flip_initial", "positions": [a, b]} for a, b in combinations(down, 2)]
-        legal: list[dict[str, Any]] = []
-        if state.undo is not None and state.undo.seat == seat:
-            legal.append({"type": "undo"})
+            return list(_pairs(grid.face_down()))
+        undo = state.undo is not None and state.undo.seat == seat
         if seat != state.current:
-            return legal
+            return [_UNDO] if undo else []
         # R4: take the discard onto any grid card, or draw; then swap the drawn card in, or
         # discard it and turn up a face-down card.
-        present = [p for p, c in enumerate(grid.cards) if c is not None]
-        if state.drawn is None:
-            legal.extend({"type": "take_discard", "position": p} for p in present)
-            legal.append({"type": "draw"})
-        else:
-            legal.extend({"type": "swap_drawn", "position": p} for p in present)
-            legal.extend({"type": "discard_drawn", "flip": p} for p in grid.face_down())
-        return legal
+        present = tuple(p for p, c in enumerate(grid.cards) if c is not None)
+        moves = _turn_start(present) if state.drawn is None else _drawn(present, grid.face_down())
+        return [_UNDO, *moves] if undo else list(moves)
 
     # -- applying actions -------------------------------------------------------------------
 
