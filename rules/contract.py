@@ -75,6 +75,27 @@ BOT_LEVELS = ("easy", "normal", "strong")
 DEFAULT_BOT_LEVEL = "normal"
 
 
+_PLAIN: frozenset[type] = frozenset((int, str, bool, type(None)))
+#: Per action model: are its fields dumped as they are (see :meth:`Game.dump_action`).
+_FLAT_ACTIONS: dict[type, bool] = {}
+
+
+def _is_flat(model: type[BaseModel]) -> bool:
+    """Whether ``model_dump(mode="json")`` of the model is its fields as they are, for plain
+    values: no aliases, exclusions, computed fields, serializers or extra fields."""
+    decorators = model.__pydantic_decorators__
+    return (
+        not model.__pydantic_computed_fields__
+        and not decorators.field_serializers
+        and not decorators.model_serializers
+        and model.model_config.get("extra") == "forbid"
+        and all(
+            f.alias is None and f.serialization_alias is None and not f.exclude
+            for f in model.model_fields.values()
+        )
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Result:
     """How a finished game ended.
@@ -189,8 +210,28 @@ class Game(ABC, Generic[S, A]):
 
     @staticmethod
     def dump_action(action: BaseModel) -> dict[str, Any]:
-        dumped: dict[str, Any] = action.model_dump(mode="json")
-        return dumped
+        """``action.model_dump(mode="json")``; for an action of plain fields (ints, strings,
+        booleans, None, and lists or tuples of them) its fields are copied as they are, which
+        is the same dict at a fraction of the cost (the server dumps every action it applies;
+        the conformance tests hold the two equal for every legal action)."""
+        kind = type(action)
+        flat = _FLAT_ACTIONS.get(kind)
+        if flat is None:
+            flat = _FLAT_ACTIONS[kind] = _is_flat(kind)
+        if flat:
+            dumped = dict(action.__dict__)
+            for key, value in dumped.items():
+                kind_of = type(value)
+                if kind_of in _PLAIN:
+                    continue
+                if kind_of in (list, tuple) and all(type(v) in _PLAIN for v in value):
+                    dumped[key] = list(value)
+                    continue
+                break
+            else:
+                return dumped
+        full: dict[str, Any] = action.model_dump(mode="json")
+        return full
 
     # -- state ----------------------------------------------------------------------------
 

@@ -69,6 +69,12 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
 
     seats = game.seat_count(state)
     to_act = game.to_act(state)
+    for seat in sorted(to_act):
+        # dump_action copies plain fields as they are (for speed): pydantic's dump, exactly.
+        for action in game.legal_actions(state, seat)[:40]:
+            dumped = game.dump_action(action)
+            assert dumped == action.model_dump(mode="json"), "dump_action must equal the dump"
+            assert list(dumped) == list(action.model_dump(mode="json")), "in the same order"
     result = game.result(state)
     if result is not None:
         assert not to_act, "nobody acts once the game is over"
