@@ -72,14 +72,15 @@ class Bots:
             )
 
         if room.phase is Phase.PLAYING:
-            if commands.bot_seats(room):
+            bots, people = commands.seats_to_act(room)
+            if bots:
                 # One bot move at a time: the next is planned from the room this one creates.
                 later(
                     self._delay,
                     lambda r: commands.bot_move(r, version, clock(), max_pause=max_pause),
                     "bot",
                 )
-            for index in commands.timed_seats(room):
+            for index in people:
                 sid = room.seats[index].id
                 if room.deadline > 0:
                     later(room.deadline - clock(), timed_out(sid), "timeout")

@@ -150,12 +150,21 @@ def turn_deadline(old: Room, new: Room, now: float, max_pause: float = math.inf)
 
 def timed_seats(room: Room) -> list[int]:
     """Seat indexes to act that a person plays (a turn timer runs for them)."""
+    return seats_to_act(room)[1]
+
+
+def seats_to_act(room: Room) -> tuple[list[int], list[int]]:
+    """The seat indexes to act, in order, split in two: those a bot must play now (bot seats,
+    and away seats: :func:`bot_seats`) and those a person plays (:func:`timed_seats`)."""
+    bots: list[int] = []
+    people: list[int] = []
     if room.phase is not Phase.PLAYING:
-        return []
+        return bots, people
     seats = room.seats
-    return [
-        i for i in sorted(room.game.to_act(room.state)) if not seats[i].bot and not seats[i].away
-    ]
+    for i in sorted(room.game.to_act(room.state)):
+        seat = seats[i]
+        (bots if seat.token_hash is None or seat.away else people).append(i)
+    return bots, people
 
 
 #: The turn timer a new room gets unless its creator says otherwise, per game: long enough
@@ -686,10 +695,7 @@ def seated(room: Room, seat_id: int, message: Sequenced, ctx: Context) -> Change
 
 def bot_seats(room: Room) -> list[int]:
     """Seat indexes a bot must play now: bot seats and away seats that are to act."""
-    if room.phase is not Phase.PLAYING:
-        return []
-    to_act = room.game.to_act(room.state)
-    return [i for i in sorted(to_act) if room.seats[i].bot or room.seats[i].away]
+    return seats_to_act(room)[0]
 
 
 def _bot_action(room: Room, index: int) -> Any | None:
