@@ -280,9 +280,12 @@ class Game(ABC, Generic[S, A]):
             self._check_viewer(state, seat)
         bodies = self.seat_views(state, seats)
         to_act, result = self.to_act(state), self.result(state)
-        listed = sorted(to_act)  # one list, the same object in every view
+        # One list and one result, the same objects in every view: what the views share is
+        # encoded once (server/wire.py).
+        listed = sorted(to_act)
+        wired = None if result is None else result.to_wire()
         return [
-            self._complete(state, s, body, to_act, result, listed)
+            self._complete(state, s, body, to_act, result, listed, wired)
             for s, body in zip(seats, bodies, strict=True)
         ]
 
@@ -319,13 +322,19 @@ class Game(ABC, Generic[S, A]):
         to_act: frozenset[int],
         result: Result | None,
         listed: list[int] | None = None,
+        wired: dict[str, Any] | None = None,
     ) -> View:
+        # The keys every seat's view shares come first and the seat's own last, so that a
+        # fan-out encodes the shared run once (server/wire.py).
         body["game"] = self.id
-        body["seat"] = seat
         body["to_act"] = sorted(to_act) if listed is None else listed
-        body["legal"] = self.legal_view(state, seat) if seat is not None and seat in to_act else []
         body["over"] = result is not None
-        body["result"] = None if result is None else result.to_wire()
+        if result is None:
+            body["result"] = None
+        else:
+            body["result"] = result.to_wire() if wired is None else wired
+        body["seat"] = seat
+        body["legal"] = self.legal_view(state, seat) if seat is not None and seat in to_act else []
         return body
 
     def waiting_reason(self, state: S, seat: int) -> str:

@@ -67,11 +67,10 @@ def encode_many(messages: Sequence[dict[str, Any]], fmt: Format) -> list[Frame]:
         # JSON is for people debugging with a plain tool: simplicity over speed.
         return [encode(m, fmt) for m in messages]
     frames: list[Frame] = []
-    # One level: what the messages share by identity at the top (the room info, the events)
-    # is packed once; each view is packed whole. Splicing inside the views too was tried: for
-    # views of 0.3-1 KB, finding and joining their shared parts in Python costs more than
-    # msgpack's C packer spends on the whole view (docs/benchmarks.md, "Profile").
-    frames.extend(_MsgpackBatch().dicts(list(messages), depth=0))
+    # What the messages share by identity at the top (the room info, the events) is packed
+    # once, and so is the run of keys every view shares at its start (a view lists the keys
+    # every seat shares first, the seat's own last: rules/contract.py).
+    frames.extend(_MsgpackBatch().dicts(list(messages), depth=1))
     return frames
 
 
@@ -95,34 +94,69 @@ class _MsgpackBatch:
         else:
             shared = [True] * len(keys)
         pack = self._pack
-        # Per message, the encoded key/value pairs in order; runs of shared pairs are joined
-        # once and the same bytes object is appended to every message.
+        # Per message, the encoded key/value pairs in order; each run of shared pairs is
+        # packed once, as a map of its own whose header is dropped (one call into msgpack's
+        # C packer for the whole run), and the same bytes are appended to every message.
         out: list[list[bytes]] = [[self._header(len(keys))] for _ in dicts]
-        shared_run: list[bytes] = []
+        shared_run: dict[str, Any] = {}
         for key, value, is_shared in zip(keys, firsts, shared, strict=True):
             if is_shared:
-                shared_run.append(pack(key))
-                shared_run.append(pack(value))
+                shared_run[key] = value
                 continue
             if shared_run:
-                joined = b"".join(shared_run)
+                joined = _pairs(pack(shared_run), len(shared_run))
                 for parts in out:
                     parts.append(joined)
-                shared_run = []
+                shared_run = {}
             packed_key = pack(key)
             values = [d[key] for d in dicts]
             if depth > 0 and all(type(v) is dict for v in values):
-                packed = self.dicts(values, depth - 1)
+                packed = self.prefixed(values)
             else:
                 packed = [pack(v) for v in values]
             for parts, one in zip(out, packed, strict=True):
                 parts.append(packed_key)
                 parts.append(one)
         if shared_run:
-            joined = b"".join(shared_run)
+            joined = _pairs(pack(shared_run), len(shared_run))
             for parts in out:
                 parts.append(joined)
         return [b"".join(parts) for parts in out]
+
+    def prefixed(self, dicts: list[dict[str, Any]]) -> list[bytes]:
+        """Each dict packed, the run of leading keys whose values are the same objects in
+        every dict packed once. Finding the run takes one pass in C per dict (a per-key
+        loop in Python would cost more than packing the dicts whole)."""
+        pack = self._pack
+        first = dicts[0]
+        keys = list(first)
+        values = list(first.values())
+        run = len(keys)
+        if run < 2:
+            return [pack(d) for d in dicts]
+        for d in dicts[1:]:
+            if len(d) != len(keys):
+                return [pack(d) for d in dicts]
+            same = list(map(is_, values, d.values()))
+            if not same[0]:
+                return [pack(d) for d in dicts]
+            if not same[-1] or not all(same):
+                run = min(run, same.index(False))
+        if run < 2 or any(list(d)[:run] != keys[:run] for d in dicts[1:]):
+            return [pack(d) for d in dicts]
+        shared = _pairs(pack(dict(zip(keys[:run], values[:run], strict=True))), run)
+        header = self._header(len(keys))
+        tails = keys[run:]
+        return [
+            b"".join((header, shared, _pairs(pack({k: d[k] for k in tails}), len(tails))))
+            for d in dicts
+        ]
+
+
+def _pairs(packed_map: bytes, count: int) -> bytes:
+    """The key/value pairs of a packed map of ``count`` pairs: without its header (one byte
+    up to 15 pairs, three up to 65,535, else five)."""
+    return packed_map[1 if count <= 15 else 3 if count <= 0xFFFF else 5 :]
 
 
 def decode(frame: Frame, fmt: Format) -> dict[str, Any]:
@@ -154,16 +188,16 @@ def decode(frame: Frame, fmt: Format) -> dict[str, Any]:
 
 def _deeper_than(value: Any, limit: int) -> bool:
     """Whether lists and dicts nest in ``value`` more than ``limit`` deep (without recursing)."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    # Only lists and dicts are stacked (a message is mostly plain values).
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if type(item) is dict:
-            children: Any = item.values()
-        elif type(item) is list:
-            children = item
-        else:
-            continue
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        for child in item.values() if type(item) is dict else item:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append((child, depth + 1))
     return False
