@@ -50,6 +50,10 @@ class Seat:
     contribution: str = ""
     #: The packed form, made when the record is first encoded (see :func:`encode`).
     wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    #: The seat as state messages last showed it: (connected, entry); see views.seat_info.
+    shown: tuple[bool, dict[str, Any]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def bot(self) -> bool:
@@ -84,9 +88,20 @@ class Move:
     #: As the rules returned them: wire-clean and public by contract.
     events: tuple[Event, ...]
     wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    #: The move as state messages show it, made once (see :meth:`shown`).
+    entry: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def form(self) -> list[Any]:
         return [self.version, self.seat, list(self.events)]
+
+    def shown(self) -> dict[str, Any]:
+        """The move in a state message's ``events``: one read-only dict every message that
+        lists this move shares (a move is immutable)."""
+        entry = self.entry
+        if entry is None:
+            entry = {"version": self.version, "seat": self.seat, "events": list(self.events)}
+            object.__setattr__(self, "entry", entry)
+        return entry
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,14 @@ def seat_info(seat: Seat, connected: frozenset[int]) -> dict[str, Any]:
     """One seat, compactly (docs/protocol.md, "Seats"): its index is its place in the list;
     ``id``, ``name`` and ``connected`` always; ``bot`` (with the bot's ``level``), ``away`` and
     ``covered`` only when they hold — absent means false, or 0 moves covered."""
-    info: dict[str, Any] = {"id": seat.id, "name": seat.name, "connected": seat.id in connected}
+    on = seat.id in connected
+    # One read-only dict per seat object and presence, shared by every message that shows it
+    # (a seat is immutable: a change makes a new one).
+    shown = seat.shown
+    if shown is not None and shown[0] is on:
+        return shown[1]
+    info: dict[str, Any] = {"id": seat.id, "name": seat.name, "connected": on}
+    object.__setattr__(seat, "shown", (on, info))
     if seat.bot:
         info["bot"] = True
         info["level"] = seat.level
@@ -111,11 +118,12 @@ def events_since(room: Room, sent_version: int) -> list[dict[str, Any]]:
     to compare against, it only has the state to show."""
     if sent_version <= 0:
         return []
-    return [
-        {"version": m.version, "seat": m.seat, "events": list(m.events)}
-        for m in room.moves
-        if m.version > sent_version
-    ]
+    moves = room.moves
+    # Oldest first, so the newer ones are a run at the end (usually one move).
+    start = len(moves)
+    while start > 0 and moves[start - 1].version > sent_version:
+        start -= 1
+    return [m.shown() for m in moves[start:]]
 
 
 def chat_message(room: Room) -> dict[str, Any]:

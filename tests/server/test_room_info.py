@@ -63,3 +63,37 @@ def test_the_compact_seats_say_everything_the_seats_hold() -> None:
                 info = unpack(pack(views.room_info(changed, connected, now=1.0)))
                 assert [_decoded(s) for s in info["seats"]] == [_facts(s) for s in seats]
                 assert [s["connected"] for s in info["seats"]] == [s.id in connected for s in seats]
+
+
+def test_a_seats_entry_follows_its_presence_and_every_change_of_the_seat() -> None:
+    """Each seat object keeps the entry it was last shown with (issue 15): it must be made
+    again when the seat connects or leaves, and a changed seat is a new object."""
+    room = _room()
+    first = room.seats[0]
+    on = frozenset({first.id})
+    assert views.room_info(room, on, 1.0)["seats"][0]["connected"] is True
+    assert views.room_info(room, frozenset(), 2.0)["seats"][0]["connected"] is False
+    assert views.room_info(room, on, 3.0)["seats"][0] == {"id": 1, "name": "P0", "connected": True}
+    room = replace(room, seats=(replace(first, away=True), *room.seats[1:]))
+    assert views.room_info(room, on, 4.0)["seats"][0] == {
+        "id": 1,
+        "name": "P0",
+        "connected": True,
+        "away": True,
+    }
+
+
+def test_the_events_since_a_version_are_the_moves_after_it_oldest_first() -> None:
+    room = _room()
+    for _ in range(5):
+        seat = sorted(room.game.to_act(room.state))[0]
+        action = room.game.legal_view(room.state, seat)[0]
+        room = commands.act(room, room.seats[seat].id, room.seats[seat].last_seq + 1, action, 5.0)
+        room = room.room
+    versions = [m.version for m in room.moves]
+    for after in (0, versions[0] - 1, versions[2], versions[-1]):
+        shown = views.events_since(room, after)
+        expected = [] if after <= 0 else [v for v in versions if v > after]
+        assert [e["version"] for e in shown] == expected
+        tail = room.moves[len(room.moves) - len(shown) :]
+        assert all(e["events"] == list(m.events) for e, m in zip(shown, tail, strict=True))
