@@ -1,6 +1,7 @@
 """What one compare-and-set call to Redis costs the client's CPU, through redis-py's asyncio
-client, through redis-py's connection as the store's save uses it, and through a bare
-``asyncio.Protocol`` with the hiredis reader (not a test).
+client, through redis-py's connection used directly, through a bare ``asyncio.Protocol`` with
+the hiredis reader, and through the lean connection the store's save uses on one Redis
+(``server/redis_wire.py``; not a test).
 
 Starts its own redis-server on a free loopback port, then makes the same ``EVALSHA`` of a
 small script (``HSET`` of a 4 KB record and a ``PUBLISH``) ``--calls`` times, one at a time,
@@ -22,6 +23,7 @@ import uvloop
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from server.redis_wire import LeanConnection
 from tests.redis_process import RedisProcess
 
 SCRIPT = "redis.call('HSET', KEYS[1], 'data', ARGV[1]) redis.call('PUBLISH', 'x', ARGV[2]) return 1"
@@ -66,9 +68,9 @@ async def measure(calls: int) -> dict[str, float]:
         for _ in range(calls):
             await script(keys=["{a}room"], args=[data, "notice"])
         redis_py = (time.process_time() - started) / calls
-        # redis-py's own connection, as the store's save uses it (server/redis_store.py,
-        # RedisStore._evalsha): one pooled connection, the command packed and sent, the reply
-        # read, without the client's command layers.
+        # redis-py's own connection, as a leaner save through redis-py would use it: one pooled
+        # connection, the command packed and sent, the reply read, without the client's command
+        # layers.
         pool = client.connection_pool
         started = time.process_time()
         for _ in range(calls):
@@ -88,11 +90,21 @@ async def measure(calls: int) -> dict[str, float]:
         for _ in range(calls):
             await bare.call("EVALSHA", sha, 1, "{a}room", data, "notice")
         raw = (time.process_time() - started) / calls
+        # What the store's save uses on one Redis (server/redis_wire.py): the bare protocol
+        # plus the timeout watch, the error replies and NOSCRIPT.
+        lean = LeanConnection(redis.url, timeout=1.0)
+        await lean.evalsha(SCRIPT, ["{a}room"], [data, "notice"])
+        started = time.process_time()
+        for _ in range(calls):
+            await lean.evalsha(SCRIPT, ["{a}room"], [data, "notice"])
+        ours = (time.process_time() - started) / calls
+        await lean.aclose()
         await client.aclose()
     return {
         "redis_py_us_per_call": round(1e6 * redis_py, 1),
         "redis_py_connection_us_per_call": round(1e6 * connection, 1),
         "bare_us_per_call": round(1e6 * raw, 1),
+        "lean_connection_us_per_call": round(1e6 * ours, 1),
     }
 
 

@@ -14,12 +14,13 @@ dataclass of the rules and the server by ``tests/rules/test_evolve.py``:
 - ``__post_init__``, if the class has one, runs.
 
 For each class a function is generated once that copies the fields straight onto a new
-instance.
+instance (through each slot's own setter, for a class with slots).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -41,26 +42,37 @@ def _maker(cls: type) -> Callable[..., Any]:
     if not dataclasses.is_dataclass(cls):
         raise TypeError("replace() should be called on dataclass instances")
     params: list[str] = []
+    # What the generated function needs is bound as defaults of keyword-only parameters after
+    # the fields (fast local names): a slot's own setter, else object.__setattr__.
+    hidden: dict[str, Any] = {"__new": object.__new__, "__cls": cls, "__set": object.__setattr__}
     body: list[str] = ["    __made = __new(__cls)"]
-    scope: dict[str, Any] = {"__new": object.__new__, "__set": object.__setattr__, "__cls": cls}
+
+    def setter(i: int, name: str) -> str:
+        slot = cls.__dict__.get(name)
+        if isinstance(slot, types.MemberDescriptorType):
+            hidden[f"__s{i}"] = slot.__set__
+            return f"__s{i}(__made, "
+        return f"__set(__made, {name!r}, "
+
     for i, f in enumerate(dataclasses.fields(cls)):
         if f.init:
             params.append(f"{f.name}=__M")
             value = f"__obj.{f.name} if {f.name} is __M else {f.name}"
-            body.append(f"    __set(__made, {f.name!r}, {value})")
         elif f.default is not dataclasses.MISSING:
-            scope[f"__d{i}"] = f.default
-            body.append(f"    __set(__made, {f.name!r}, __d{i})")
+            hidden[f"__d{i}"] = f.default
+            value = f"__d{i}"
         elif f.default_factory is not dataclasses.MISSING:
-            scope[f"__f{i}"] = f.default_factory
-            body.append(f"    __set(__made, {f.name!r}, __f{i}())")
-        # An init=False field without a default is left unset, as the class's __init__ does.
+            hidden[f"__f{i}"] = f.default_factory
+            value = f"__f{i}()"
+        else:
+            continue  # an init=False field without a default is left unset, as __init__ does
+        body.append(f"    {setter(i, f.name)}{value})")
     if hasattr(cls, "__post_init__"):
         body.append("    __made.__post_init__()")
     body.append("    return __made")
-    scope["__M"] = _MISSING
-    signature = ", ".join(["__obj", "/", "*", *params]) if params else "__obj, /"
-    source = f"def replace({signature}):\n" + "\n".join(body) + "\n"
+    scope: dict[str, Any] = {"__M": _MISSING, **{f"__h_{k}": v for k, v in hidden.items()}}
+    params += [f"{k}=__h_{k}" for k in hidden]
+    source = f"def replace(__obj, /, *, {', '.join(params)}):\n" + "\n".join(body) + "\n"
     exec(source, scope)
     made: Callable[..., Any] = scope["replace"]
     return made
