@@ -24,7 +24,7 @@ from server.protocol import CloseCode, ErrorCode, error
 from server.rooms import Room
 from server.service import RoomService
 from server.store import Notice, NoticeKind, Store, StoreError
-from server.wire import Format, Frame, encode, encode_many
+from server.wire import Format, Frame, encode, encode_many, state_frames
 
 log = logging.getLogger(__name__)
 
@@ -328,13 +328,26 @@ class Hub:
         frames: dict[tuple[int | None, Format, int], Frame] = {}
         for fmt in {f for _, f, _ in keys}:
             wanted = [(i, after) for i, f, after in keys if f is fmt]
-            messages = [
-                views.state_message(room, info, i, seat_views[i], events[after])
-                for i, after in wanted
-            ]
-            frames.update(
-                zip(((i, fmt, a) for i, a in wanted), encode_many(messages, fmt), strict=True)
-            )
+            encoded: list[Frame]
+            if fmt is Format.MSGPACK:
+                seats = room.seats
+                encoded = list(
+                    state_frames(
+                        room.version,
+                        info,
+                        [
+                            (i, 0 if i is None else seats[i].last_seq, seat_views[i], events[a])
+                            for i, a in wanted
+                        ],
+                    )
+                )
+            else:
+                messages = [
+                    views.state_message(room, info, i, seat_views[i], events[after])
+                    for i, after in wanted
+                ]
+                encoded = encode_many(messages, fmt)
+            frames.update(zip(((i, fmt, a) for i, a in wanted), encoded, strict=True))
         chat: dict[Format, Frame] = {}
         for conn, index in due:
             frame = frames[(index, conn.fmt, conn.sent_version)]

@@ -74,6 +74,60 @@ def encode_many(messages: Sequence[dict[str, Any]], fmt: Format) -> list[Frame]:
     return frames
 
 
+def state_frames(
+    version: int, room: dict[str, Any], parts: Sequence[tuple[int | None, int, Any, Any]]
+) -> list[bytes]:
+    """The msgpack frames of one fan-out's state messages, each exactly ``pack`` of
+    ``views.state_message``'s dict: ``{type: "state", version, you, last_seq, room, view,
+    events}`` for each ``(you, last_seq, view, events)`` of ``parts``.
+
+    Every message of a fan-out has the same version and room info, and the views' shared run
+    of keys (:meth:`_MsgpackBatch.prefixed`) and each list of events are packed once; the
+    rest of a frame is joined from packed pieces."""
+    if not parts:
+        return []
+    batch = _MsgpackBatch()
+    pack = batch._pack
+    head = _STATE_HEAD + pack(version) + _YOU
+    shown = _ROOM + pack(room) + _VIEW
+    views = [view for _, _, view, _ in parts]
+    if all(type(v) is dict for v in views):
+        packed_views = batch.prefixed(views)
+    else:
+        packed_views = [pack(v) for v in views]
+    events: dict[int, bytes] = {}
+    frames = []
+    for (you, last_seq, _, listed), view in zip(parts, packed_views, strict=True):
+        tail = events.get(id(listed))
+        if tail is None:
+            tail = events[id(listed)] = _EVENTS + pack(listed)
+        frames.append(
+            b"".join(
+                (head, _small(you, pack), _LAST_SEQ, _small(last_seq, pack), shown, view, tail)
+            )
+        )
+    return frames
+
+
+def _small(value: int | None, pack: Callable[[Any], bytes]) -> bytes:
+    """A seat index or seq: msgpack's one-byte forms for None and 0-127, else packed."""
+    if value is None:
+        return b"\xc0"
+    if type(value) is int and 0 <= value < 128:
+        return _FIXINT[value]
+    return pack(value)
+
+
+_FIXINT = [bytes((i,)) for i in range(128)]
+#: A map of the seven keys, "type": "state", and the key "version".
+_STATE_HEAD = b"\x87" + msgpack.packb("type") + msgpack.packb("state") + msgpack.packb("version")
+_YOU = msgpack.packb("you")
+_LAST_SEQ = msgpack.packb("last_seq")
+_ROOM = msgpack.packb("room")
+_VIEW = msgpack.packb("view")
+_EVENTS = msgpack.packb("events")
+
+
 class _MsgpackBatch:
     def __init__(self) -> None:
         packer = msgpack.Packer(use_bin_type=True)

@@ -179,3 +179,46 @@ def test_the_web_client_sequences_exactly_the_commands_the_server_sequences() ->
     block = re.search(r"SEQUENCED = new Set\(\[(.*?)\]\)", source, re.S)
     assert block, "connection.js lists its sequenced commands in SEQUENCED"
     assert set(re.findall(r'"([a-z_]+)"', block.group(1))) == set(SEQUENCED_TYPES)
+
+
+@pytest.mark.parametrize("game_id", ["floor", "numberswap", "warp99"])
+def test_state_frames_are_exactly_each_state_message_packed_alone(game_id: str) -> None:
+    """The hub's msgpack frames (wire.state_frames): every seat's, a spectator's, connections
+    last sent different versions (several lists of events), seqs past one byte."""
+    from server import commands, rooms, views
+    from server.commands import Context, Limits
+    from server.protocol import client_message
+    from server.wire import state_frames
+
+    rnd = random.Random(3)
+    room = rooms.new_room("ABCDE", game_id, {}, 30.0, 0.0, next_seed="ab" * 32)
+    for i in range(3):
+        room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
+    room = commands.start(room, room.seats[0].id, 7, 0.0, "cd" * 32).room
+    ctx = Context(now=1.0, seed=7, limits=Limits(), seal="cd" * 32)
+    seats: list[int | None] = [0, 1, 2, None]
+    for step in range(150):
+        connected = frozenset(s.id for s in room.seats[: 1 + step % 3])
+        info = views.room_info(room, connected, 2.0)
+        seat_views = views.seat_views(room, seats)
+        afters = [room.version - 1, max(0, room.version - 3), 0]
+        events = {a: views.events_since(room, a) for a in afters}
+        wanted = [(s, a) for s in seats for a in afters[: 1 + step % 3]]
+        parts = [
+            (s, 0 if s is None else room.seats[s].last_seq, seat_views[s], events[a])
+            for s, a in wanted
+        ]
+        expected = [
+            pack(views.state_message(room, info, s, seat_views[s], events[a])) for s, a in wanted
+        ]
+        assert state_frames(room.version, info, parts) == expected
+        if room.phase.value != "playing":
+            break
+        index = rnd.choice(sorted(room.game.to_act(room.state)))
+        seat = room.seats[index]
+        action = room.game.dump_action(rnd.choice(room.game.legal_actions(room.state, index)))
+        # Numbers past one byte (and past two) are spliced as msgpack packs them.
+        seq = seat.last_seq + (1 if step % 5 else 150)
+        message = client_message.validate_python({"type": "act", "seq": seq, "action": action})
+        room = commands.seated(room, seat.id, message, ctx).room
+    assert state_frames(1, {}, []) == []
