@@ -276,18 +276,44 @@ class Game(ABC, Generic[S, A]):
         content override :meth:`seat_views` to build the shared part once. The returned views
         may share sub-objects, so treat them as read-only.
         """
+        shared, owns = self.view_parts(state, seats)
+        if not shared:
+            return owns
+        return [{**shared, **own} for own in owns]
+
+    def view_parts(self, state: S, seats: Sequence[int | None]) -> tuple[View, list[View]]:
+        """:meth:`views` in two parts: what every listed seat's view holds alike, and each
+        seat's own keys, so that ``views(state, seats)[i] == {**shared, **owns[i]}`` (the
+        shared keys first, no key in both). A game whose view body is the same for every seat
+        (:meth:`shared_body`) shares it with the common keys, and a seat's own part is then
+        its ``seat`` and ``legal``; otherwise nothing is shared (``{}``) and each part is the
+        whole view. The server packs the shared part once per fan-out (server/wire.py)."""
         for seat in seats:
             self._check_viewer(state, seat)
-        bodies = self.seat_views(state, seats)
         to_act, result = self.to_act(state), self.result(state)
-        # One list and one result, the same objects in every view: what the views share is
-        # encoded once (server/wire.py).
+        # One list and one result, the same objects in every view.
         listed = sorted(to_act)
         wired = None if result is None else result.to_wire()
-        return [
-            self._complete(state, s, body, to_act, result, listed, wired)
-            for s, body in zip(seats, bodies, strict=True)
+        body = self.shared_body(state)
+        if body is None:
+            bodies = self.seat_views(state, seats)
+            return {}, [
+                self._complete(state, s, b, to_act, result, listed, wired)
+                for s, b in zip(seats, bodies, strict=True)
+            ]
+        shared = {**body, "game": self.id, "to_act": listed, "over": result is not None}
+        shared["result"] = wired
+        owns: list[View] = [
+            {"seat": s, "legal": self.legal_view(state, s) if s is not None and s in to_act else []}
+            for s in seats
         ]
+        return shared, owns
+
+    def shared_body(self, state: S) -> View | None:
+        """The game-specific part of the view when it is the same for every seat and for a
+        spectator (nothing in it is hidden from anyone, or hidden from all alike); None, the
+        default, when seats see different things (:meth:`seat_views`)."""
+        return None
 
     def open_view(self, state: S) -> View:
         """The view with nothing hidden: what a replay shows with everything revealed.

@@ -317,7 +317,7 @@ class Hub:
         self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
     ) -> None:
         info = views.room_info(room, presence, self._service.clock())
-        seat_views = views.seat_views(
+        shared, seat_views = views.seat_view_parts(
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )
         # One frame per (seat, format, version last sent): connections of one seat may be at
@@ -339,11 +339,13 @@ class Hub:
                             (i, 0 if i is None else seats[i].last_seq, seat_views[i], events[a])
                             for i, a in wanted
                         ],
+                        shared,
                     )
                 )
             else:
+                whole = {i: {**shared, **v} if shared else v for i, v in seat_views.items()}
                 messages = [
-                    views.state_message(room, info, i, seat_views[i], events[after])
+                    views.state_message(room, info, i, whole[i], events[after])
                     for i, after in wanted
                 ]
                 encoded = encode_many(messages, fmt)

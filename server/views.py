@@ -96,6 +96,18 @@ def seat_views(room: Room, seats: Sequence[int | None]) -> dict[int | None, Any]
     return dict(zip(seats, room.game.views(room.state, list(seats)), strict=True))
 
 
+def seat_view_parts(
+    room: Room, seats: Sequence[int | None]
+) -> tuple[dict[str, Any], dict[int | None, Any]]:
+    """:func:`seat_views` in two parts (``Game.view_parts``): what every listed seat's view
+    holds alike, and each seat's own part; a seat's view is ``{**shared, **own}``. Nothing
+    is shared (``{}``, each part the whole view, or None) before the game."""
+    if room.state is None:
+        return {}, dict.fromkeys(seats)
+    shared, owns = room.game.view_parts(room.state, list(seats))
+    return shared, dict(zip(seats, owns, strict=True))
+
+
 def state_message(
     room: Room, info: dict[str, Any], seat: int | None, view: Any, events: list[Any]
 ) -> dict[str, Any]:

@@ -75,15 +75,20 @@ def encode_many(messages: Sequence[dict[str, Any]], fmt: Format) -> list[Frame]:
 
 
 def state_frames(
-    version: int, room: dict[str, Any], parts: Sequence[tuple[int | None, int, Any, Any]]
+    version: int,
+    room: dict[str, Any],
+    parts: Sequence[tuple[int | None, int, Any, Any]],
+    shared: dict[str, Any] | None = None,
 ) -> list[bytes]:
     """The msgpack frames of one fan-out's state messages, each exactly ``pack`` of
     ``views.state_message``'s dict: ``{type: "state", version, you, last_seq, room, view,
-    events}`` for each ``(you, last_seq, view, events)`` of ``parts``.
+    events}`` for each ``(you, last_seq, view, events)`` of ``parts``. With ``shared`` (the
+    part every view holds alike: ``Game.view_parts``), each ``view`` of ``parts`` is a seat's
+    own part and its view is ``{**shared, **view}``.
 
-    Every message of a fan-out has the same version and room info, and the views' shared run
-    of keys (:meth:`_MsgpackBatch.prefixed`) and each list of events are packed once; the
-    rest of a frame is joined from packed pieces."""
+    Every message of a fan-out has the same version and room info, and the views' shared part
+    (given, or found as a run of keys: :meth:`_MsgpackBatch.prefixed`) and each list of
+    events are packed once; the rest of a frame is joined from packed pieces."""
     if not parts:
         return []
     batch = _MsgpackBatch()
@@ -91,7 +96,15 @@ def state_frames(
     head = _STATE_HEAD + pack(version) + _YOU
     shown = _ROOM + pack(room) + _VIEW
     views = [view for _, _, view, _ in parts]
-    if all(type(v) is dict for v in views):
+    if shared:
+        common = _pairs(pack(shared), len(shared))
+        packed_views = []
+        for own in views:
+            if not shared.keys().isdisjoint(own):
+                raise ValueError("a view's own part repeats a shared key")
+            size = len(shared) + len(own)
+            packed_views.append(batch._header(size) + common + _pairs(pack(own), len(own)))
+    elif all(type(v) is dict for v in views):
         packed_views = batch.prefixed(views)
     else:
         packed_views = [pack(v) for v in views]

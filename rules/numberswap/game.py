@@ -570,10 +570,15 @@ class NumberSwap(Game[State, AnyAction]):
         return self.seat_views(state, [seat])[0]
 
     def seat_views(self, state: State, seats: Sequence[int | None]) -> list[View]:
-        # The compact wire form (docs/rules/numberswap.md, "The view on the wire"): one list
-        # per fact with an entry per seat, each grid twelve cells (see wire_cell); what a
-        # client can work out (face-down counts, face-up sums, whether the last turns are on)
-        # is left to it.
+        body = self.shared_body(state)
+        return [dict(body) for _ in seats]
+
+    def shared_body(self, state: State) -> View:
+        # Every seat sees the same (a face-down card is hidden from its owner too), so the
+        # body is made once. The compact wire form (docs/rules/numberswap.md, "The view on the
+        # wire"): one list per fact with an entry per seat, each grid twelve cells (see
+        # wire_cell); what a client can work out (face-down counts, face-up sums, whether the
+        # last turns are on) is left to it.
         last = state.last_round
         scored = state.phase in (Phase.ROUND_END, Phase.OVER)
         body = {
@@ -604,7 +609,7 @@ class NumberSwap(Game[State, AnyAction]):
                 "doubled": last.doubled,
             },
         }
-        return [dict(body) for _ in seats]
+        return body
 
     def open_body(self, state: State) -> View:
         # The open view (docs/rules/numberswap.md, "The open view"): the spectator's body, whose

@@ -94,6 +94,13 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
         assert unpack(pack(view)) == view
     everyone: list[int | None] = [*range(seats), None]
     assert game.views(state, everyone) == [game.view(state, s) for s in everyone]
+    # The parts the server packs (a shared part once per fan-out): each view is the shared
+    # part then the seat's own, key for key and in order, with no key in both.
+    shared, owns = game.view_parts(state, everyone)
+    for s, own in zip(everyone, owns, strict=True):
+        assert shared.keys().isdisjoint(own), "no key both shared and a seat's own"
+        merged = {**shared, **own}
+        assert merged == game.view(state, s) and list(merged) == list(game.view(state, s))
     spectator = game.view(state, None)
     assert is_wire_clean(spectator)
     assert spectator["legal"] == []

@@ -212,6 +212,10 @@ def test_state_frames_are_exactly_each_state_message_packed_alone(game_id: str) 
             pack(views.state_message(room, info, s, seat_views[s], events[a])) for s, a in wanted
         ]
         assert state_frames(room.version, info, parts) == expected
+        # As the hub sends them: each seat's own part, the shared part given once.
+        shared, owns = views.seat_view_parts(room, seats)
+        parts = [(s, last, owns[s], listed) for s, last, _, listed in parts]
+        assert state_frames(room.version, info, parts, shared) == expected
         if room.phase.value != "playing":
             break
         index = rnd.choice(sorted(room.game.to_act(room.state)))
