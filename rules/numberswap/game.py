@@ -138,7 +138,14 @@ def _drawn(present: tuple[int, ...], down: tuple[int, ...]) -> tuple[dict[str, A
 
 
 def _dump_grid(grid: Grid) -> dict[str, Any]:
-    return {"cards": list(grid.cards), "up": list(grid.up)}
+    return _dumped_cells(grid.cards, grid.up)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dumped_cells(cards: tuple[int | None, ...], up: tuple[bool, ...]) -> dict[str, Any]:
+    """A grid as dump_state gives it: one read-only dict per set of cells (most grids are the
+    same as at the last move's dump)."""
+    return {"cards": list(cards), "up": list(up)}
 
 
 def wire_grid(grid: Grid) -> list[int | bool | None]:
@@ -168,6 +175,8 @@ def first_player(grids: tuple[Grid, ...]) -> int:
 class NumberSwap(Game[State, AnyAction]):
     id = "numberswap"
     name = "Number Swap"
+    #: The last state to_act answered for, and its answer (see to_act).
+    _last_to_act: tuple[State | None, frozenset[int]] = (None, frozenset())
     summary = (
         "Swap cards into your 4x3 grid to keep your total low; three of a kind in a column vanish."
     )
@@ -210,7 +219,8 @@ class NumberSwap(Game[State, AnyAction]):
     def dump_state(self, state: State) -> dict[str, Any]:
         """The contract's dump, by hand: the server stores the state after every action, and
         this is a fraction of the generic dump's cost (the conformance tests hold the two
-        equal, key order included)."""
+        equal, key order included). A grid's dict is shared with other dumps of the same
+        cells: treat the dump as read-only below its top level."""
         summary, undo = state.last_round, state.undo
         return {
             "seats": state.seats,
@@ -246,7 +256,14 @@ class NumberSwap(Game[State, AnyAction]):
         }
 
     def to_act(self, state: State) -> frozenset[int]:
-        return to_act(state)
+        # Asked several times of one state per move (the rules, the views, the turn timer):
+        # the last answer is kept for the state it was for (states are immutable).
+        last = self._last_to_act
+        if last[0] is state:
+            return last[1]
+        seats = to_act(state)
+        self._last_to_act = (state, seats)
+        return seats
 
     def waiting_reason(self, state: State, seat: int) -> str:
         if state.phase is Phase.ROUND_END:
@@ -452,11 +469,10 @@ class NumberSwap(Game[State, AnyAction]):
         if ender is None and state.grids[seat].face_down_count() == 0:
             ender = seat
             events.append({"type": "last_turns", "ender": seat})
-        state = replace(state, ender=ender, undo=None)
         following = (seat + 1) % state.seats
         if ender is not None and following == ender:
-            return self._end_round(state, events)
-        state = replace(state, current=following)
+            return self._end_round(replace(state, ender=ender, undo=None), events)
+        state = replace(state, ender=ender, undo=None, current=following)
         events.append({"type": "turn", "seat": following})
         return state, events
 
