@@ -28,9 +28,6 @@ class Socket(Protocol):
     def send_frame(self, frame: Frame, *, force: bool = False) -> bool:
         """Write one message now; False (nothing written) while paused, unless ``force``."""
 
-    def send_frames(self, frames: list[Frame]) -> bool:
-        """Write several messages now, in one write; False (nothing written) while paused."""
-
     def when_writable(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once, as soon as writes are taken again (or the socket is gone)."""
 
@@ -41,7 +38,6 @@ class Socket(Protocol):
 class Connection:
     __slots__ = (
         "_backlog",
-        "_held",
         "_limit",
         "_socket",
         "closing",
@@ -61,9 +57,6 @@ class Connection:
         #: Frames waiting for the peer to read; None when nothing waits, which is nearly
         #: always.
         self._backlog: deque[Frame] | None = None
-        #: Frames kept back while the session answers this client's own command (see
-        #: :meth:`hold`); None when not holding.
-        self._held: list[Frame] | None = None
         self.closing = False
         self.overflowed = False
         # What this connection is bound to (set by the session, read by the hub).
@@ -79,13 +72,6 @@ class Connection:
         connection. False if the frame will never be sent."""
         if self.closing:
             return False
-        held = self._held
-        if held is not None:
-            held.append(frame)
-            if len(held) >= self._limit:
-                self.release()
-                self.hold()
-            return True
         backlog = self._backlog
         if backlog is None:
             if self._socket.send_frame(frame):
@@ -102,29 +88,6 @@ class Connection:
     def send(self, message: dict[str, Any]) -> bool:
         return self.push(encode(message, self.fmt))
 
-    def hold(self) -> None:
-        """Keep frames back until :meth:`release`, to write them in one go.
-
-        The session holds while it runs the client's own command: the state frame the change
-        fans out to this client and the command's acknowledgement then leave in one write
-        (one system call, not two, per accepted action). Frames keep their order; holding
-        never lasts past the command (the store's timeout), and at ``queue_size`` frames what
-        is held is written anyway. Nothing is held while frames already wait in the backlog
-        (the peer is not reading)."""
-        if self._held is None and self._backlog is None and not self.closing:
-            self._held = []
-
-    def release(self) -> None:
-        """Write what was held, in order, and stop holding."""
-        held, self._held = self._held, None
-        if not held or self.closing:
-            return
-        if len(held) == 1:
-            self.push(held[0])
-        elif not self._socket.send_frames(held):
-            for frame in held:
-                self.push(frame)
-
     @property
     def backlog(self) -> int:
         """How many frames wait for the peer to read."""
@@ -140,8 +103,7 @@ class Connection:
             return
         self.closing = True
         backlog, self._backlog = self._backlog, None
-        held, self._held = self._held, None
-        for frame in [*(backlog or ()), *(held or ())]:
+        for frame in backlog or ():
             self._socket.send_frame(frame, force=True)
         self._socket.close_frame(code, reason)
 
@@ -149,7 +111,6 @@ class Connection:
         """Close now, dropping whatever waits."""
         self.closing = True
         self._backlog = None
-        self._held = None
         self._socket.close_frame(code, reason)
 
     def _drain(self) -> None:
@@ -166,4 +127,3 @@ class Connection:
         """The connection is over: nothing more is sent."""
         self.closing = True
         self._backlog = None
-        self._held = None

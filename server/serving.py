@@ -145,26 +145,6 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             self.transport.write(_header(1 if isinstance(frame, str) else 2, len(data)) + data)
         return True
 
-    def send_frames(self, frames: list[bytes | str]) -> bool:
-        """Write several messages now, in one write to the transport; False (nothing
-        written) if the transport is paused, as :meth:`send_frame`."""
-        if not self.writable.is_set():
-            return False
-        conn = self.conn
-        if self.close_sent or self.disconnected or conn.state is not OPEN:
-            return True
-        if conn.extensions:  # never today: compression is off (uvicorn_options)
-            for frame in frames:
-                self.send_frame(frame, force=True)
-            return True
-        parts = []
-        for frame in frames:
-            data = frame.encode() if isinstance(frame, str) else frame
-            parts.append(_header(1 if isinstance(frame, str) else 2, len(data)))
-            parts.append(data)
-        self.transport.write(b"".join(parts))
-        return True
-
     def when_writable(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` once, when the transport takes writes again (or is lost)."""
         if self.writable.is_set() or self.disconnected:

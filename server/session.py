@@ -195,27 +195,22 @@ class Session:
             # Stop the fan-out first so this connection is not told its own seat was revoked.
             self.hub.detach(self.conn)
         ctx = self.service.context(fresh=isinstance(message, Start | Rematch))
-        # The state this change fans out here and the acknowledgement leave in one write.
-        self.conn.hold()
         try:
             change = await self.service.change(
                 self.code, lambda r: commands.seated(r, seat_id, message, ctx)
             )
-            self.conn.send(
-                {
-                    "type": "ack",
-                    "seq": message.seq,
-                    "version": change.result_version,
-                    "duplicate": change.duplicate,
-                }
-            )
         except (ParlorError, RulesError, StoreError):
-            self.conn.release()
             if isinstance(message, Leave):
                 await self.hub.attach(self.conn, self.code)  # still seated: keep it informed
             raise
-        finally:
-            self.conn.release()
+        self.conn.send(
+            {
+                "type": "ack",
+                "seq": message.seq,
+                "version": change.result_version,
+                "duplicate": change.duplicate,
+            }
+        )
         if isinstance(message, Leave):
             self.conn.send({"type": "left"})
             self.conn.close_after_pending(CloseCode.NORMAL, "left the room")

@@ -32,8 +32,6 @@ class Peer:
         self.frames: list[bytes | str] = []
         self.closed: tuple[int, str] | None = None
         self.waiting: Callable[[], None] | None = None
-        #: Frames per write made by send_frames.
-        self.writes: list[int] = []
 
     def send_frame(self, frame: bytes | str, *, force: bool = False) -> bool:
         if self.closed is not None:
@@ -41,15 +39,6 @@ class Peer:
         if not force and self.room is not None and len(self.frames) >= self.room:
             return False
         self.frames.append(frame)
-        return True
-
-    def send_frames(self, frames: list[bytes | str]) -> bool:
-        if self.closed is not None:
-            return True
-        if self.room is not None and len(self.frames) + len(frames) > self.room:
-            return False
-        self.frames.extend(frames)
-        self.writes.append(len(frames))
         return True
 
     def when_writable(self, callback: Callable[[], None]) -> None:
@@ -79,72 +68,6 @@ def test_slow_connection_is_closed_and_fast_one_unaffected() -> None:
     assert slow.overflowed and results == [True] * 6 + [False] + [False] * 3
     assert fast_peer.frames == [b"frame %d" % i for i in range(10)]
     assert not fast.closing and fast.backlog == 0
-
-
-def test_frames_held_for_a_command_leave_in_one_write_in_order() -> None:
-    """The session holds a connection while it runs the client's command: the state the
-    change fans out and the acknowledgement are written together (issue 15)."""
-    peer = Peer(room=None)
-    conn = Connection(peer, Format.MSGPACK, queue_size=4)
-    conn.push(b"before")
-    conn.hold()
-    conn.push(b"state")
-    conn.push(b"ack")
-    assert peer.frames == [b"before"]
-    conn.release()
-    assert peer.frames == [b"before", b"state", b"ack"] and peer.writes == [2]
-    conn.release()  # nothing held: nothing happens
-    conn.push(b"after")
-    assert peer.frames[-1] == b"after" and peer.writes == [2]
-
-
-def test_holding_never_keeps_more_than_the_queue_size_back() -> None:
-    peer = Peer(room=None)
-    conn = Connection(peer, Format.MSGPACK, queue_size=3)
-    conn.hold()
-    for i in range(7):
-        conn.push(b"f%d" % i)
-    assert peer.frames == [b"f0", b"f1", b"f2", b"f3", b"f4", b"f5"]
-    conn.release()
-    assert peer.frames == [b"f%d" % i for i in range(7)]
-
-
-def test_held_frames_meet_a_paused_peer_and_wait_in_the_backlog_in_order() -> None:
-    peer = Peer(room=1)
-    conn = Connection(peer, Format.MSGPACK, queue_size=4)
-    conn.hold()
-    conn.push(b"state")
-    conn.push(b"ack")
-    conn.release()
-    assert peer.frames == [b"state"] and conn.backlog == 1
-    peer.reads(1)
-    assert peer.frames == [b"state", b"ack"] and conn.backlog == 0
-    # While frames wait for the peer, holding does not start: they keep their order.
-    peer.room = 2
-    conn.push(b"a")
-    conn.push(b"b")
-    conn.hold()
-    conn.push(b"c")
-    conn.release()
-    assert conn.backlog == 3
-    peer.reads(3)
-    assert peer.frames[-3:] == [b"a", b"b", b"c"] and conn.backlog == 0
-
-
-def test_held_frames_go_out_before_the_close_and_none_after_a_drop() -> None:
-    peer = Peer(room=None)
-    conn = Connection(peer, Format.MSGPACK, queue_size=4)
-    conn.hold()
-    conn.push(b"error")
-    conn.close_after_pending(CloseCode.NORMAL, "left")
-    assert peer.frames == [b"error"] and peer.closed == (CloseCode.NORMAL, "left")
-    other_peer = Peer(room=None)
-    other = Connection(other_peer, Format.MSGPACK, queue_size=4)
-    other.hold()
-    other.push(b"state")
-    other.stop()
-    other.release()
-    assert other_peer.frames == []
 
 
 def test_frames_wait_while_the_peer_is_not_reading_and_go_out_in_order_when_it_does() -> None:
