@@ -5,7 +5,8 @@ a call never waits past its timeout, and nothing is ever sent twice."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+import contextlib
+from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -257,23 +258,31 @@ async def _next(notices: asyncio.Queue[Notice], kind: NoticeKind) -> Notice:
             return got
 
 
+@contextlib.asynccontextmanager
+async def _watching(url: str, code: str) -> AsyncIterator[tuple[RedisStore, asyncio.Queue[Notice]]]:
+    """Two instances' stores on one Redis: a writer, and a reader watching room ``code``
+    whose subscription is live (its first RESYNC came); the writer and the reader's notices."""
+    writer, _ = await _opened(url)
+    reader, notices = await _opened(url)
+    try:
+        reader.watch(code)
+        assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
+        yield writer, notices
+    finally:
+        await writer.close()
+        await reader.close()
+
+
 def test_notices_reach_another_instance_through_the_lean_subscriber(
     redis_url: str, run: Run
 ) -> None:
     async def body() -> None:
         code = _code()
-        writer, _ = await _opened(redis_url)
-        reader, notices = await _opened(redis_url)
-        try:
+        async with _watching(redis_url, code) as (writer, notices):
             tag = await _created(writer, code)
-            reader.watch(code)
-            assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
             sent = Notice(NoticeKind.CHANGE, code, 2, "writer")
             await writer.save(code, tag, 2, b"two", b"e2", 60.0, sent)
             assert await _next(notices, NoticeKind.CHANGE) == sent
-        finally:
-            await writer.close()
-            await reader.close()
 
     run(body())
 
@@ -283,12 +292,7 @@ def test_a_killed_redis_ends_the_subscription_and_it_is_made_again_with_a_resync
 ) -> None:
     async def body() -> None:
         code = _code()
-        writer, _ = await _opened(redis_proc.url)
-        reader, notices = await _opened(redis_proc.url)
-        try:
-            tag = await _created(writer, code)
-            reader.watch(code)
-            await _next(notices, NoticeKind.RESYNC)
+        async with _watching(redis_proc.url, code) as (writer, notices):
             redis_proc.kill()
             redis_proc.start()
             # Persistence is off: the room is gone, but the subscription is made again and
@@ -298,9 +302,6 @@ def test_a_killed_redis_ends_the_subscription_and_it_is_made_again_with_a_resync
             sent = Notice(NoticeKind.CHANGE, code, 2, "writer")
             await writer.save(code, tag, 2, b"two", b"e2", 60.0, sent)
             assert await _next(notices, NoticeKind.CHANGE) == sent
-        finally:
-            await writer.close()
-            await reader.close()
 
     run(body())
 
