@@ -409,10 +409,12 @@ class RedisStore(Store):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._supervisor
         self._on_notice = None
-        await self._redis.aclose()
-        await self._writes.aclose()
-        if self._lean is not None:
-            await self._lean.aclose()
+        try:
+            await self._redis.aclose()
+            await self._writes.aclose()
+        finally:
+            if self._lean is not None:
+                await self._lean.aclose()
 
     async def _call(self, coro: Any) -> Any:
         try:

@@ -1,22 +1,28 @@
-"""A lean Redis connection for the one command on every action's path: the save script.
+"""A lean Redis connection for the one command on every action's path (the save script), and
+for the notice subscriptions.
 
-redis-py's asyncio client spends ~130-150 µs of CPU on one call here (its connection pool,
-retry wrapper, event dispatch and stream layers), against ~60 µs for the same call on a bare
-``asyncio.Protocol`` with hiredis's reply parser (``python -m bench.redis_client_cost``). A
-save is made for every accepted action, so :class:`RedisStore` sends its save script on this
-connection when the store is one plain Redis (``redis://``); everything else (reads, creation,
-presence, pub/sub, a Redis Cluster, TLS or a Unix socket) stays on redis-py.
+redis-py's asyncio client spends ~150-170 µs of CPU on one call here (its connection pool,
+retry wrapper, event dispatch and stream layers), against ~75 µs for the same call on this
+connection (``python -m bench.redis_client_cost``). A save is made for every accepted action,
+so :class:`~server.redis_store.RedisStore` sends its save script on this connection, and
+subscribes to notices on another, when the store is one plain Redis (``redis://``);
+everything else (reads, creation, presence, a Redis Cluster, TLS or a Unix socket) stays on
+redis-py.
 
 It keeps the promises redis-py's write client made here:
 
-- **A call never waits longer than ``timeout``.** Replies come in order, so when the oldest
-  call's time is up the connection is closed and every call on it fails with redis-py's
-  ``TimeoutError``: their outcome is unknown, as with a lost reply, and the store's caller
-  finds out by reading the record again (``server/store.py``).
+- **A call never waits longer than ``timeout``**, connecting, the handshake (AUTH, SELECT)
+  and a ``NOSCRIPT`` fallback included: one deadline per call. Replies come in order, so when
+  the oldest call's time is up the connection is closed and every call on it fails with
+  redis-py's ``TimeoutError``: their outcome is unknown, as with a lost reply, and the store's
+  caller finds out by reading the record again (``server/store.py``).
 - **No write is ever sent twice.** A lost connection fails every call on it with redis-py's
-  ``ConnectionError``; the next call opens a new connection. Nothing is retried, except a
+  ``ConnectionError``, and a call meeting a connection that is closed or closing fails before
+  anything is written; the next call opens a new connection. Nothing is retried, except a
   script Redis did not know (``NOSCRIPT``: it did not run), which is sent whole once.
-- Redis's own error replies are redis-py's ``ResponseError``.
+- Redis's own error replies are redis-py's ``ResponseError``; a connection Redis refuses with
+  an error (at ``maxclients``, in protected mode) fails with that error.
+- A peer gone without a word is noticed by TCP keepalive (see :func:`_keep_alive`).
 
 Calls are pipelined: several rooms' saves share the connection, each awaiting its own reply.
 """
@@ -26,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import hashlib
+import socket
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -64,6 +71,20 @@ def encode(args: tuple[Arg, ...]) -> bytes:
     return b"".join(parts)
 
 
+def _keep_alive(link: _Link) -> None:
+    """TCP keepalive on the link's socket, probing after 30 s of silence, so that a peer gone
+    without a word (a dropped NAT entry, a dead host) is noticed within about a minute rather
+    than the system's two hours: waiting calls then fail, a subscriber is made again."""
+    transport = link.transport
+    sock = None if transport is None else transport.get_extra_info("socket")
+    if sock is None:
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+
+
 class _Link(asyncio.Protocol):
     """One TCP connection: replies are handed to the waiting calls in order.
 
@@ -78,6 +99,8 @@ class _Link(asyncio.Protocol):
         #: Calls sent and not answered, oldest first: (future, deadline).
         self.waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
         self.closed = False
+        #: Why it closed (the first failure), for the calls that come after.
+        self.why = ""
         self._watchdog: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -105,7 +128,10 @@ class _Link(asyncio.Protocol):
                 self.pushes(reply)
                 continue
             if not waiting:
-                self.fail(RedisConnectionError("Redis sent a reply nobody asked for"))
+                # Redis at its client limit, or in protected mode, answers a new connection
+                # with an error and closes it.
+                why = reply if isinstance(reply, ResponseError) else "a reply nobody asked for"
+                self.fail(RedisConnectionError(f"Redis refused the connection: {why}"))
                 return
             future, _ = waiting.popleft()
             if not future.done():  # its caller may have been cancelled
@@ -118,13 +144,24 @@ class _Link(asyncio.Protocol):
         self.fail(RedisConnectionError(f"Connection to Redis lost: {exc or 'closed'}"))
 
     def send(self, data: bytes, deadline: float) -> asyncio.Future[Any]:
-        assert self.transport is not None
+        """Write one command; its reply's future. A link that is closed or closing takes
+        nothing: RedisConnectionError, and nothing was written."""
+        self.write(data)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self.waiting.append((future, deadline))
-        self.transport.write(data)
         if self._watchdog is None:
             self._watch(deadline)
         return future
+
+    def write(self, data: bytes) -> None:
+        transport = self.transport
+        if self.closed or transport is None or transport.is_closing():
+            raise RedisConnectionError(self.why or "The connection to Redis is closed")
+        try:
+            transport.write(data)
+        except (RuntimeError, OSError) as exc:  # uvloop: "the handler is closed"
+            self.fail(RedisConnectionError(f"Connection to Redis lost: {exc}"))
+            raise RedisConnectionError(f"Connection to Redis lost: {exc}") from exc
 
     def _watch(self, deadline: float) -> None:
         self._watchdog = asyncio.get_running_loop().call_at(deadline, self._check)
@@ -145,6 +182,7 @@ class _Link(asyncio.Protocol):
         if self.closed:
             return
         self.closed = True
+        self.why = str(exc)
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
@@ -174,52 +212,80 @@ class LeanConnection:
         self._opening: asyncio.Future[_Link] | None = None
         self._shas: dict[str, str] = {}
         self._on_lost: Callable[[], None] | None = None
+        self._closed = False
 
-    async def call(self, *args: Arg) -> Any:
-        link = self._link
-        if link is None:
-            link = await self._open()
+    async def call(self, *args: Arg, deadline: float | None = None) -> Any:
+        """Send one command and wait for its reply, at most until ``deadline`` (by the
+        loop's clock; ``timeout`` from now by default), connecting first if need be: the
+        connection, its handshake and the reply all count against the one deadline."""
         loop = asyncio.get_running_loop()
-        return await link.send(encode(args), loop.time() + self._timeout)
+        if deadline is None:
+            deadline = loop.time() + self._timeout
+        link = self._link
+        if link is None or link.closed:
+            link = await self._open(deadline)
+        if link.pushes is not None:
+            raise RuntimeError("a subscribed connection takes no calls")
+        if loop.time() >= deadline:
+            raise RedisTimeoutError("Timeout before the command was sent to Redis")
+        return await link.send(encode(args), deadline)
 
     async def evalsha(self, script: str, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
         """Run ``script`` by its SHA-1; if Redis does not have it (a restart, SCRIPT FLUSH),
-        send it whole once: a ``NOSCRIPT`` reply means it did not run."""
+        send it whole once: a ``NOSCRIPT`` reply means it did not run. Both count against one
+        ``timeout``."""
+        deadline = asyncio.get_running_loop().time() + self._timeout
         sha = self._shas.get(script)
         if sha is None:
             sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
         try:
-            return await self.call("EVALSHA", sha, len(keys), *keys, *args)
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args, deadline=deadline)
         except ResponseError as exc:
             if not str(exc).startswith("NOSCRIPT"):
                 raise
-        return await self.call("EVAL", script, len(keys), *keys, *args)
+        return await self.call("EVAL", script, len(keys), *keys, *args, deadline=deadline)
 
-    async def _open(self) -> _Link:
-        """One connection at a time is opened; every call waiting for it shares it."""
+    async def _open(self, deadline: float) -> _Link:
+        """One connection at a time is opened, within ``timeout`` of starting; every call
+        waiting for it shares it, and waits at most until its own deadline."""
+        if self._closed:
+            raise RedisConnectionError("Connection closed")
         if self._opening is None:
             self._opening = asyncio.ensure_future(self._connect())
             self._opening.add_done_callback(self._opened)
-        return await asyncio.shield(self._opening)
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await asyncio.shield(self._opening)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Timeout connecting to Redis {self._where}") from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this caller is cancelled
+            raise RedisConnectionError("Connection closed") from None  # aclose() came first
 
     def _opened(self, opening: asyncio.Future[_Link]) -> None:
         self._opening = None
-        if not opening.cancelled() and opening.exception() is None:
-            link = opening.result()
-            if not link.closed:
-                self._link = link
+        if opening.cancelled() or opening.exception() is not None:
+            return
+        link = opening.result()
+        if self._closed:
+            link.fail(RedisConnectionError("Connection closed"))
+        elif not link.closed:
+            self._link = link
 
     async def _connect(self) -> _Link:
         loop = asyncio.get_running_loop()
+        # The connection and its handshake together take at most ``timeout``.
+        deadline = loop.time() + self._timeout
         try:
-            async with asyncio.timeout(self._timeout):
+            async with asyncio.timeout_at(deadline):
                 _, link = await loop.create_connection(lambda: _Link(self), self._host, self._port)
         except TimeoutError:
             raise RedisTimeoutError(f"Timeout connecting to Redis {self._where}") from None
         except OSError as exc:
             raise RedisConnectionError(f"Error connecting to Redis {self._where}: {exc}") from exc
-        # The handshake's replies are watched like any call's (``timeout`` from now).
-        deadline = loop.time() + self._timeout
+        _keep_alive(link)
         try:
             if self._password is not None:
                 auth: tuple[Arg, ...] = (self._password,)
@@ -247,7 +313,9 @@ class LeanConnection:
         """Make this a subscriber's connection: from now on every reply (pushed messages,
         subscription confirmations) goes to ``pushes``, and ``on_lost`` is called once if the
         connection is lost. Only :meth:`send` may be used on it afterwards."""
-        link = self._link or await self._open()
+        link = self._link
+        if link is None or link.closed:
+            link = await self._open(asyncio.get_running_loop().time() + self._timeout)
         self._on_lost = on_lost
         link.pushes = pushes
 
@@ -260,11 +328,12 @@ class LeanConnection:
     def send(self, *args: Arg) -> None:
         """Write a command to a subscribed connection; its confirmation is pushed."""
         link = self._link
-        if link is None or link.closed or link.transport is None:
+        if link is None:
             raise RedisConnectionError("The subscription connection is closed")
-        link.transport.write(encode(args))
+        link.write(encode(args))
 
     async def aclose(self) -> None:
+        self._closed = True
         link, self._link = self._link, None
         if link is not None and not link.closed:
             link.fail(RedisConnectionError("Connection closed"))

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
+import hiredis
 import pytest
 import uvloop
 from redis import Redis
@@ -325,5 +327,134 @@ def test_an_unsubscription_not_asked_for_makes_the_subscription_again(
             assert shard.failed
         finally:
             await reader.close()
+
+    run(body())
+
+
+def test_a_redis_at_its_client_limit_is_an_error_at_once_not_a_hang(
+    redis_proc: RedisProcess, run: Run
+) -> None:
+    """Redis at ``maxclients`` (or in protected mode) greets a new connection with an error
+    and closes it: the call that opened it fails with a connection error, within its timeout,
+    and the store calls that unavailable (review finding: it hung on asyncio's loop and was
+    a bare RuntimeError on uvloop)."""
+
+    async def body() -> None:
+        with redis_proc.client() as admin:
+            admin.config_set("maxclients", 1)  # this admin connection is the one
+            lean = LeanConnection(redis_proc.url, timeout=1.0)
+            store = RedisStore(redis_proc.url, timeout=1.0)
+            try:
+                with pytest.raises(RedisConnectionError, match="max number of clients"):
+                    await asyncio.wait_for(lean.call("PING"), 5)
+                notice = Notice(NoticeKind.CHANGE, "LEANM", 2, "i")
+                with pytest.raises(StoreUnavailable):
+                    await asyncio.wait_for(store.save("LEANM", "t", 2, b"d", b"e", 60.0, notice), 5)
+            finally:
+                admin.config_set("maxclients", 10000)
+                await lean.aclose()
+                await store.close()
+
+    run(body())
+
+
+class SlowRedis:
+    """A stand-in for Redis on a free loopback port that answers each command ``delay``
+    seconds after it came, from ``answers`` (command name -> RESP reply): for what a real
+    Redis cannot be made to do on cue, a slow reply to each step of a handshake."""
+
+    def __init__(self, answers: dict[bytes, bytes], delay: float) -> None:
+        self.answers = answers
+        self.delay = delay
+        self.commands: list[bytes] = []
+        self.got = asyncio.Event()
+        self.gone = asyncio.Event()
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._serve, LOCALHOST, 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"redis://:pw@{LOCALHOST}:{port}/0"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parser = hiredis.Reader()
+        try:
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while (command := parser.gets()) is not False:
+                    self.commands.append(command[0].upper())
+                    self.got.set()
+                    await asyncio.sleep(self.delay)  # the stand-in's slowness, not a wait
+                    writer.write(self.answers[command[0].upper()])
+        except ConnectionError:
+            pass
+        finally:
+            self.gone.set()
+            writer.close()
+
+
+def test_the_connection_its_handshake_and_a_noscript_fallback_share_one_timeout(
+    run: Run,
+) -> None:
+    """Each step answers in 0.3 s, the timeout is 0.5 s: AUTH, then EVALSHA (NOSCRIPT), then
+    EVAL would take 0.9 s, so the call times out instead of taking every step's full timeout
+    (review finding: it succeeded after 0.9 s)."""
+
+    async def body() -> None:
+        answers = {b"AUTH": b"+OK\r\n", b"EVALSHA": b"-NOSCRIPT no script\r\n", b"EVAL": b":1\r\n"}
+        async with SlowRedis(answers, delay=0.3) as url:
+            lean = LeanConnection(url, timeout=0.5)
+            try:
+                with pytest.raises(RedisTimeoutError):
+                    await lean.evalsha(COUNT, ["k"], [1])
+            finally:
+                await lean.aclose()
+
+    run(body())
+
+
+def test_closing_while_connecting_fails_the_waiting_call_and_keeps_no_connection(
+    run: Run,
+) -> None:
+    """``aclose()`` while the handshake is under way: the waiting call fails with a
+    connection error (not a cancellation it never asked for), and the connection is not
+    kept afterwards (review finding: it was installed after the close and leaked)."""
+
+    async def body() -> None:
+        stand_in = SlowRedis({b"AUTH": b"+OK\r\n"}, delay=0.3)
+        async with stand_in as url:
+            lean = LeanConnection(url, timeout=5.0)
+            call = asyncio.ensure_future(lean.call("PING"))
+            await asyncio.wait_for(stand_in.got.wait(), 5)  # the AUTH has come
+            await lean.aclose()
+            with pytest.raises(RedisConnectionError):
+                await call
+            assert not call.cancelled()
+            await asyncio.wait_for(stand_in.gone.wait(), 5)  # and its connection is closed
+            assert lean._link is None
+            with pytest.raises(RedisConnectionError):
+                await lean.call("PING")
+
+    run(body())
+
+
+def test_the_connection_probes_a_silent_peer_with_tcp_keepalive(redis_url: str, run: Run) -> None:
+    """A Redis gone without a word (a dropped NAT entry, a dead host) is noticed within about
+    a minute: the socket has TCP keepalive on, probing after 30 s of silence."""
+
+    async def body() -> None:
+        lean = LeanConnection(redis_url, timeout=2.0)
+        try:
+            await lean.call("PING")
+            assert lean._link is not None and lean._link.transport is not None
+            sock = lean._link.transport.get_extra_info("socket")
+            assert sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE) == 1
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_KEEPIDLE) == 30
+        finally:
+            await lean.aclose()
 
     run(body())
