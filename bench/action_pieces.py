@@ -4,7 +4,7 @@ Plays random legal moves in a real 8-seat Number Swap room through the server's 
 one after another in one process, and times each piece the hub and the service run per
 accepted action: decode and validate the message, the command (rules ``apply`` and the
 exactly-once bookkeeping), the move-log entry, the room record for the store, the room info,
-the eight seats' views, their state messages and their frames, the acknowledgement.
+the eight seats' views (in their two parts) and their frames, the acknowledgement.
 
     python -m bench.action_pieces --actions 3000
 """
@@ -21,15 +21,9 @@ from rules.codec import pack
 from server import commands, rooms, views
 from server.commands import Context, Limits
 from server.protocol import client_message
-from server.wire import Format, decode, encode_many
+from server.wire import Format, decode
 
 SEATS = 8
-
-
-def _messages(
-    room: rooms.Room, info: dict[str, Any], seat_views: dict[int | None, Any], events: Any
-) -> list[dict[str, Any]]:
-    return [views.state_message(room, info, i, seat_views[i], events) for i in range(SEATS)]
 
 
 def measure(actions: int, seed: int = 1) -> dict[str, float]:
@@ -70,10 +64,11 @@ def measure(actions: int, seed: int = 1) -> dict[str, float]:
         timed("room record", rooms.encode, new)
         connected = frozenset(s.id for s in new.seats)
         info = timed("room info", views.room_info, new, connected, 1.0)
-        seat_views = timed("views", views.seat_views, new, list(range(SEATS)))
+        seats: list[int | None] = list(range(SEATS))
+        parts = timed("views", views.seat_view_parts, new, seats)
         events = views.events_since(new, new.version - 1)
-        messages = timed("state messages", _messages, new, info, seat_views, events)
-        timed("frames", encode_many, messages, Format.MSGPACK)
+        wanted = [(i, events) for i in seats]
+        timed("frames", views.state_frames, new, info, parts, wanted, Format.MSGPACK)
         ack = {"type": "ack", "seq": 1, "version": new.version, "duplicate": False}
         timed("ack", pack, ack)
         room = new

@@ -10,7 +10,7 @@ Each game is played in a room made and driven by the server's own commands (``jo
 its deadline, ``last_seq``, the last moves' events. After every move, every seat's full
 ``state`` message is built exactly as the server sends it (``server.views.room_info``,
 ``seat_views`` and ``state_message``, with the events of that move, every seat connected) and
-encoded with ``server.wire.encode_many`` (msgpack unless ``--format json``). The figures are
+encoded with ``server.views.state_frames`` (msgpack unless ``--format json``). The figures are
 over every one of those messages: one per seat per move, the deal included.
 
 ``random`` players pick a seat uniformly from ``to_act`` and one of its legal actions
@@ -32,7 +32,7 @@ from rules.contract import DEFAULT_BOT_LEVEL
 from rules.rng import Rng
 from server import commands, views
 from server.rooms import Room, new_room
-from server.wire import Format, encode_many
+from server.wire import Format
 
 #: The server's clock in the rooms played here (a plausible epoch time: its float is as long on
 #: the wire as a real one), and how far it moves per move.
@@ -84,11 +84,11 @@ def encoded(room: Room, now: float, sent: int, fmt: Format) -> list[bytes]:
     JSON frame is text, sent as UTF-8)."""
     connected = frozenset(s.id for s in room.seats)
     info = views.room_info(room, connected, now)
-    indexes = list(range(len(room.seats)))
-    seat_views = views.seat_views(room, indexes)
+    indexes: list[int | None] = list(range(len(room.seats)))
+    parts = views.seat_view_parts(room, indexes)
     events = views.events_since(room, sent)
-    messages = [views.state_message(room, info, i, seat_views[i], events) for i in indexes]
-    return [f.encode() if isinstance(f, str) else f for f in encode_many(messages, fmt)]
+    encoded = views.state_frames(room, info, parts, [(i, events) for i in indexes], fmt)
+    return [f.encode() if isinstance(f, str) else f for f in encoded]
 
 
 def frames(room: Room, now: float, sent: int, fmt: Format) -> list[int]:

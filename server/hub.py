@@ -24,7 +24,7 @@ from server.protocol import CloseCode, ErrorCode, error
 from server.rooms import Room
 from server.service import RoomService
 from server.store import Notice, NoticeKind, Store, StoreError
-from server.wire import Format, Frame, encode, encode_many, state_frames
+from server.wire import Format, Frame, encode
 
 log = logging.getLogger(__name__)
 
@@ -317,7 +317,7 @@ class Hub:
         self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
     ) -> None:
         info = views.room_info(room, presence, self._service.clock())
-        shared, seat_views = views.seat_view_parts(
+        parts = views.seat_view_parts(
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )
         # One frame per (seat, format, version last sent): connections of one seat may be at
@@ -328,27 +328,9 @@ class Hub:
         frames: dict[tuple[int | None, Format, int], Frame] = {}
         for fmt in {f for _, f, _ in keys}:
             wanted = [(i, after) for i, f, after in keys if f is fmt]
-            encoded: list[Frame]
-            if fmt is Format.MSGPACK:
-                seats = room.seats
-                encoded = list(
-                    state_frames(
-                        room.version,
-                        info,
-                        [
-                            (i, 0 if i is None else seats[i].last_seq, seat_views[i], events[a])
-                            for i, a in wanted
-                        ],
-                        shared,
-                    )
-                )
-            else:
-                whole = {i: {**shared, **v} if shared else v for i, v in seat_views.items()}
-                messages = [
-                    views.state_message(room, info, i, whole[i], events[after])
-                    for i, after in wanted
-                ]
-                encoded = encode_many(messages, fmt)
+            encoded = views.state_frames(
+                room, info, parts, [(i, events[a]) for i, a in wanted], fmt
+            )
             frames.update(zip(((i, fmt, a) for i, a in wanted), encoded, strict=True))
         chat: dict[Format, Frame] = {}
         for conn, index in due:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from server import records
+from server import records, wire
 from server.rooms import Phase, Room, Seat
+from server.wire import Format, Frame, encode
 
 
 def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, Any]:
@@ -106,6 +107,35 @@ def seat_view_parts(
         return {}, dict.fromkeys(seats)
     shared, owns = room.game.view_parts(room.state, list(seats))
     return shared, dict(zip(seats, owns, strict=True))
+
+
+def state_frames(
+    room: Room,
+    info: dict[str, Any],
+    parts: tuple[dict[str, Any], dict[int | None, Any]],
+    wanted: Sequence[tuple[int | None, list[Any]]],
+    fmt: Format,
+) -> list[Frame]:
+    """The frames of one fan-out, each exactly ``encode`` of its :func:`state_message`: one
+    per ``(seat index, events)`` of ``wanted``, the views given in two parts as
+    :func:`seat_view_parts` makes them. In msgpack, what the messages share is packed once
+    (``wire.state_frames``); JSON, for people debugging with a plain tool, is encoded
+    message by message."""
+    shared, own = parts
+    if fmt is Format.MSGPACK:
+        seats = room.seats
+        return list(
+            wire.state_frames(
+                room.version,
+                info,
+                [(i, 0 if i is None else seats[i].last_seq, own[i], ev) for i, ev in wanted],
+                shared,
+            )
+        )
+    return [
+        encode(state_message(room, info, i, {**shared, **own[i]} if shared else own[i], ev), fmt)
+        for i, ev in wanted
+    ]
 
 
 def state_message(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from operator import is_
 from typing import Any
 
 import msgpack
@@ -54,26 +53,6 @@ def encode(message: Any, fmt: Format) -> Frame:
     return pack(message)
 
 
-def encode_many(messages: Sequence[dict[str, Any]], fmt: Format) -> list[Frame]:
-    """Encode the messages of one fan-out; each frame equals ``encode(message, fmt)``.
-
-    The seats of a room get messages that differ in a few fields and share the rest by
-    identity (the room info, the events). Keys whose value is the same object in every
-    message are encoded once and spliced into every frame.
-    """
-    if not messages:
-        return []
-    if fmt is Format.JSON:
-        # JSON is for people debugging with a plain tool: simplicity over speed.
-        return [encode(m, fmt) for m in messages]
-    frames: list[Frame] = []
-    # What the messages share by identity at the top (the room info, the events) is packed
-    # once, and so is the run of keys every view shares at its start (a view lists the keys
-    # every seat shares first, the seat's own last: rules/contract.py).
-    frames.extend(_MsgpackBatch().dicts(list(messages), depth=1))
-    return frames
-
-
 def state_frames(
     version: int,
     room: dict[str, Any],
@@ -86,13 +65,13 @@ def state_frames(
     part every view holds alike: ``Game.view_parts``), each ``view`` of ``parts`` is a seat's
     own part and its view is ``{**shared, **view}``.
 
-    Every message of a fan-out has the same version and room info, and the views' shared part
-    (given, or found as a run of keys: :meth:`_MsgpackBatch.prefixed`) and each list of
-    events are packed once; the rest of a frame is joined from packed pieces."""
+    Every message of a fan-out has the same version and room info, and the views' shared
+    part and each list of events are packed once; the rest of a frame is joined from packed
+    pieces."""
     if not parts:
         return []
-    batch = _MsgpackBatch()
-    pack = batch._pack
+    packer = msgpack.Packer(use_bin_type=True)
+    pack = packer.pack
     head = _STATE_HEAD + pack(version) + _YOU
     shown = _ROOM + pack(room) + _VIEW
     views = [view for _, _, view, _ in parts]
@@ -103,9 +82,7 @@ def state_frames(
             if not shared.keys().isdisjoint(own):
                 raise ValueError("a view's own part repeats a shared key")
             size = len(shared) + len(own)
-            packed_views.append(batch._header(size) + common + _pairs(pack(own), len(own)))
-    elif all(type(v) is dict for v in views):
-        packed_views = batch.prefixed(views)
+            packed_views.append(packer.pack_map_header(size) + common + _pairs(pack(own), len(own)))
     else:
         packed_views = [pack(v) for v in views]
     events: dict[int, bytes] = {}
@@ -139,85 +116,6 @@ _LAST_SEQ = msgpack.packb("last_seq")
 _ROOM = msgpack.packb("room")
 _VIEW = msgpack.packb("view")
 _EVENTS = msgpack.packb("events")
-
-
-class _MsgpackBatch:
-    def __init__(self) -> None:
-        packer = msgpack.Packer(use_bin_type=True)
-        self._pack: Callable[[Any], bytes] = packer.pack
-        self._header: Callable[[int], bytes] = packer.pack_map_header
-
-    def dicts(self, dicts: list[dict[str, Any]], depth: int) -> list[bytes]:
-        first = dicts[0]
-        keys = list(first)
-        rest = dicts[1:]
-        if any(list(d) != keys for d in rest):
-            return [self._pack(d) for d in dicts]
-        # Which keys hold the same object in every message: one pass in C per message.
-        firsts = list(first.values())
-        if rest:
-            columns = (map(is_, firsts, d.values()) for d in rest)
-            shared = [all(same) for same in zip(*columns, strict=True)]
-        else:
-            shared = [True] * len(keys)
-        pack = self._pack
-        # Per message, the encoded key/value pairs in order; each run of shared pairs is
-        # packed once, as a map of its own whose header is dropped (one call into msgpack's
-        # C packer for the whole run), and the same bytes are appended to every message.
-        out: list[list[bytes]] = [[self._header(len(keys))] for _ in dicts]
-        shared_run: dict[str, Any] = {}
-        for key, value, is_shared in zip(keys, firsts, shared, strict=True):
-            if is_shared:
-                shared_run[key] = value
-                continue
-            if shared_run:
-                joined = _pairs(pack(shared_run), len(shared_run))
-                for parts in out:
-                    parts.append(joined)
-                shared_run = {}
-            packed_key = pack(key)
-            values = [d[key] for d in dicts]
-            if depth > 0 and all(type(v) is dict for v in values):
-                packed = self.prefixed(values)
-            else:
-                packed = [pack(v) for v in values]
-            for parts, one in zip(out, packed, strict=True):
-                parts.append(packed_key)
-                parts.append(one)
-        if shared_run:
-            joined = _pairs(pack(shared_run), len(shared_run))
-            for parts in out:
-                parts.append(joined)
-        return [b"".join(parts) for parts in out]
-
-    def prefixed(self, dicts: list[dict[str, Any]]) -> list[bytes]:
-        """Each dict packed, the run of leading keys whose values are the same objects in
-        every dict packed once. Finding the run takes one pass in C per dict (a per-key
-        loop in Python would cost more than packing the dicts whole)."""
-        pack = self._pack
-        first = dicts[0]
-        keys = list(first)
-        values = list(first.values())
-        run = len(keys)
-        if run < 2:
-            return [pack(d) for d in dicts]
-        for d in dicts[1:]:
-            if len(d) != len(keys):
-                return [pack(d) for d in dicts]
-            same = list(map(is_, values, d.values()))
-            if not same[0]:
-                return [pack(d) for d in dicts]
-            if not same[-1] or not all(same):
-                run = min(run, same.index(False))
-        if run < 2 or any(list(d)[:run] != keys[:run] for d in dicts[1:]):
-            return [pack(d) for d in dicts]
-        shared = _pairs(pack(dict(zip(keys[:run], values[:run], strict=True))), run)
-        header = self._header(len(keys))
-        tails = keys[run:]
-        return [
-            b"".join((header, shared, _pairs(pack({k: d[k] for k in tails}), len(tails))))
-            for d in dicts
-        ]
 
 
 def _pairs(packed_map: bytes, count: int) -> bytes:

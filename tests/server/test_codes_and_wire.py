@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from rules.codec import pack
 from server import codes, keys
@@ -102,75 +100,36 @@ def test_nesting_up_to_the_limit_is_accepted(fmt: Format) -> None:
 
 
 @pytest.mark.parametrize("fmt", list(Format))
-def test_encode_many_gives_exactly_the_plain_frames_for_every_game(fmt):
-    from rules import all_games
-    from server.wire import encode_many
-
-    for game in all_games().values():
-        state = game.new_game(game.max_seats, None, 3)
-        seats = [*range(game.max_seats), None]
-        info = {"code": "ABCDE", "seats": [{"seat": s} for s in range(game.max_seats)]}
-        messages = [
-            {"type": "state", "version": 1, "you": s, "room": info, "view": v}
-            for s, v in zip(seats, game.views(state, seats), strict=True)
-        ]
-        assert encode_many(messages, fmt) == [encode(m, fmt) for m in messages]
-    # Messages whose keys differ are still encoded exactly.
-    odd = [{"a": 1, "b": [1]}, {"b": [1], "a": 1}, {"a": 2}]
-    assert encode_many(odd, fmt) == [encode(m, fmt) for m in odd]
-
-
 @pytest.mark.parametrize("game_id", ["floor", "numberswap", "warp99"])
-def test_encode_many_gives_exactly_the_plain_frames_through_a_whole_game(game_id: str) -> None:
-    """The fan-out's frames, where the views share a run of keys and differ in the seat's
-    own (its legal actions, its hand), equal every message encoded alone."""
-    from rules import get_game
-    from server.wire import encode_many
+def test_a_fan_outs_frames_are_each_state_message_encoded_alone(game_id: str, fmt: Format) -> None:
+    """views.state_frames, the hub's frames in either format, through a game: every seat's
+    and a spectator's, before the deal and after every move."""
+    from server import commands, rooms, views
 
-    game, rnd = get_game(game_id), random.Random(5)
-    state = game.new_game(game.max_seats, None, 9)
-    seats = [*range(game.max_seats), None]
-    info = {"code": "ABCDE", "seats": [{"seat": s} for s in range(game.max_seats)]}
-    for _ in range(300):
-        messages = [
-            {"type": "state", "version": 1, "you": s, "room": info, "view": v}
-            for s, v in zip(seats, game.views(state, seats), strict=True)
+    rnd = random.Random(4)
+    room = rooms.new_room("ABCDE", game_id, {}, 30.0, 0.0)
+    for i in range(3):
+        room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
+    seats: list[int | None] = [0, 1, 2, None]
+    for _ in range(60):
+        info = views.room_info(room, frozenset({room.seats[0].id}), 2.0)
+        events = views.events_since(room, room.version - 1)
+        wanted = [(s, events) for s in seats]
+        frames = views.state_frames(room, info, views.seat_view_parts(room, seats), wanted, fmt)
+        whole = views.seat_views(room, seats)
+        expected = [
+            encode(views.state_message(room, info, s, whole[s], events), fmt) for s in seats
         ]
-        assert encode_many(messages, Format.MSGPACK) == [pack(m) for m in messages]
-        if game.result(state) is not None:
+        assert frames == expected
+        if room.state is None:
+            room = commands.start(room, room.seats[0].id, 7, 1.0).room
+            continue
+        if room.game.result(room.state) is not None:
             break
-        seat = rnd.choice(sorted(game.to_act(state)))
-        state, _ = game.apply(state, seat, rnd.choice(game.legal_actions(state, seat)))
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.integers(0, 40),
-    st.integers(1, 6),
-    st.lists(st.booleans(), min_size=40, max_size=40),
-    st.integers(0, 3),
-)
-def test_views_sharing_a_run_of_keys_are_encoded_exactly(
-    size: int, count: int, shared: list[bool], twist: int
-) -> None:
-    """Any mix of shared and own values, runs of up to 40 keys (a map's header is longer past
-    15), and views whose keys differ in number or order."""
-    from server.wire import encode_many
-
-    common = {f"k{i}": [i, "x" * i] for i in range(size)}
-    views = [
-        {k: v if shared[i] else [*v] for i, (k, v) in enumerate(common.items())}
-        for _ in range(count)
-    ]
-    if twist == 1 and count > 1 and size > 0:
-        views[-1]["extra"] = 1
-    elif twist == 2 and count > 1 and size > 1:
-        first, *rest = list(views[-1].items())
-        views[-1] = dict([*rest, first])
-    elif twist == 3 and count > 1 and size > 0:
-        del views[-1][next(iter(views[-1]))]
-    messages = [{"type": "state", "you": i, "view": v} for i, v in enumerate(views)]
-    assert encode_many(messages, Format.MSGPACK) == [pack(m) for m in messages]
+        index = rnd.choice(sorted(room.game.to_act(room.state)))
+        action = room.game.dump_action(rnd.choice(room.game.legal_actions(room.state, index)))
+        seat = room.seats[index]
+        room = commands.act(room, seat.id, seat.last_seq + 1, action, 3.0).room
 
 
 def test_the_web_client_sequences_exactly_the_commands_the_server_sequences() -> None:
