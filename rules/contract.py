@@ -301,13 +301,8 @@ class Game(ABC, Generic[S, A]):
                 self._complete(state, s, b, to_act, result, listed, wired)
                 for s, b in zip(seats, bodies, strict=True)
             ]
-        shared = {**body, "game": self.id, "to_act": listed, "over": result is not None}
-        shared["result"] = wired
-        owns: list[View] = [
-            {"seat": s, "legal": self.legal_view(state, s) if s is not None and s in to_act else []}
-            for s in seats
-        ]
-        return shared, owns
+        shared = {**body, **self._shared_keys(listed, result, wired)}
+        return shared, [self._own_keys(state, s, to_act) for s in seats]
 
     def shared_body(self, state: S) -> View | None:
         """The game-specific part of the view when it is the same for every seat and for a
@@ -350,18 +345,24 @@ class Game(ABC, Generic[S, A]):
         listed: list[int] | None = None,
         wired: dict[str, Any] | None = None,
     ) -> View:
-        # The keys every seat's view shares come first and the seat's own last, so that a
-        # fan-out encodes the shared run once (server/wire.py).
-        body["game"] = self.id
-        body["to_act"] = sorted(to_act) if listed is None else listed
-        body["over"] = result is not None
-        if result is None:
-            body["result"] = None
-        else:
-            body["result"] = result.to_wire() if wired is None else wired
-        body["seat"] = seat
-        body["legal"] = self.legal_view(state, seat) if seat is not None and seat in to_act else []
+        # The keys every seat's view shares come first and the seat's own last (the order
+        # view_parts gives).
+        if result is not None and wired is None:
+            wired = result.to_wire()
+        body.update(self._shared_keys(sorted(to_act) if listed is None else listed, result, wired))
+        body.update(self._own_keys(state, seat, to_act))
         return body
+
+    def _shared_keys(
+        self, listed: list[int], result: Result | None, wired: dict[str, Any] | None
+    ) -> View:
+        """The common keys every seat's view holds alike."""
+        return {"game": self.id, "to_act": listed, "over": result is not None, "result": wired}
+
+    def _own_keys(self, state: S, seat: int | None, to_act: frozenset[int]) -> View:
+        """The common keys that are the seat's own."""
+        legal = self.legal_view(state, seat) if seat is not None and seat in to_act else []
+        return {"seat": seat, "legal": legal}
 
     def waiting_reason(self, state: S, seat: int) -> str:
         """Why ``seat`` may not act now, in words (games may be more specific)."""
