@@ -7,13 +7,24 @@ equals what the rules produced.
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import msgpack
 
+#: One packer per thread: ``msgpack.packb`` makes a packer (and its buffer) for every call,
+#: which costs several times what packing a small message does, and the server packs
+#: dozens of small pieces per move. A packer is not shared between threads; it empties its
+#: buffer after every call, an exception included.
+_LOCAL = threading.local()
+
 
 def pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
+    try:
+        packer = _LOCAL.packer
+    except AttributeError:
+        packer = _LOCAL.packer = msgpack.Packer(use_bin_type=True)
+    return packer.pack(obj)  # type: ignore[no-any-return]
 
 
 def unpack(data: bytes) -> Any:
