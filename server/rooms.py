@@ -224,12 +224,14 @@ def new_room(
 
 def encode(room: Room) -> bytes:
     """The room record, as msgpack: the same bytes as ``pack`` of the dict of its fields, in
-    the order :func:`_plain` lists them followed by ``seats``, ``chat`` and ``moves``.
+    the order :func:`_plain` lists them followed by ``state``, ``seats``, ``chat`` and
+    ``moves``.
 
     A save encodes the whole record after every change, and most seats, the last moves'
     events and the chat lines are the same objects as at the save before: each of those keeps
-    its packed form (:func:`_packed`). Everything else is packed by one call, as one dict
-    whose map header is swapped for the record's, and the three packed arrays are joined on,
+    its packed form (:func:`_packed`), and so does each of Number Swap's grids
+    (``Game.pack_state``). Everything else is packed by one call, as one dict whose map header
+    is swapped for the record's, and the packed state and three packed arrays are joined on,
     exactly as msgpack lays out a dict."""
     plain = _plain(room)
     body = pack(plain)
@@ -238,8 +240,10 @@ def encode(room: Room) -> bytes:
     head = 1 if count <= 15 else 3
     return b"".join(
         (
-            _map_header(count + 3),
+            _map_header(count + 4),
             memoryview(body)[head:],
+            _STATE_KEY,
+            _NIL if room.state is None else room.game.pack_state(room.state),
             _SEATS_KEY,
             _array(room.seats),
             _CHAT_KEY,
@@ -251,7 +255,8 @@ def encode(room: Room) -> bytes:
 
 
 def _plain(room: Room) -> dict[str, Any]:
-    """The record's fields but the three kept in packed form."""
+    """The record's fields but the four packed on their own: the state
+    (``Game.pack_state``), and the seats, chat and moves (:func:`_packed`)."""
     return {
         "code": room.code,
         "game": room.game_id,
@@ -263,7 +268,6 @@ def _plain(room: Room) -> dict[str, Any]:
         "turn_timer": room.turn_timer,
         "round": room.round,
         "seed": room.seed,
-        "state": None if room.state is None else room.game.dump_state(room.state),
         "chat_total": room.chat_total,
         "next_id": room.next_id,
         "created_at": room.created_at,
@@ -297,6 +301,7 @@ def _array(parts: tuple[Seat, ...] | tuple[ChatLine, ...] | tuple[Move, ...]) ->
     return header + b"".join([_packed(part) for part in parts])
 
 
+_STATE_KEY, _NIL = pack("state"), pack(None)
 _SEATS_KEY, _CHAT_KEY, _MOVES_KEY = pack("seats"), pack("chat"), pack("moves")
 
 

@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
+import msgpack
 from pydantic import Field
 
+from rules.codec import pack
 from rules.contract import (
     DEFAULT_BOT_LEVEL,
     Event,
@@ -137,28 +139,88 @@ def _drawn(present: tuple[int, ...], down: tuple[int, ...]) -> tuple[dict[str, A
     )
 
 
+#: What is made of a grid for the record and the views, per grid object: ``id(grid) ->
+#: (grid, dumped, packed dump, wire cells)``. Grids are immutable, and after a move all but one
+#: of an 8-seat game's grids are the objects they were before; the entry holds its grid, so
+#: the id is not another object's while it is here. Cleared when full.
+_GRID_FORMS: dict[int, tuple[Grid, dict[str, Any], bytes, list[int | bool | None]]] = {}
+_GRID_FORMS_MAX = 4096
+
+
+def _grid_forms(grid: Grid) -> tuple[Grid, dict[str, Any], bytes, list[int | bool | None]]:
+    forms = _GRID_FORMS.get(id(grid))
+    if forms is not None and forms[0] is grid:
+        return forms
+    cards, up = grid.cards, grid.up
+    dumped = {"cards": list(cards), "up": list(up)}
+    # wire_cell, inlined.
+    wire = [CLEARED if c is None else c if u else None for c, u in zip(cards, up, strict=True)]
+    forms = (grid, dumped, pack(dumped), wire)
+    if len(_GRID_FORMS) >= _GRID_FORMS_MAX:
+        _GRID_FORMS.clear()
+    _GRID_FORMS[id(grid)] = forms
+    return forms
+
+
 def _dump_grid(grid: Grid) -> dict[str, Any]:
-    return _dumped_cells(grid.cards, grid.up)
-
-
-@functools.lru_cache(maxsize=4096)
-def _dumped_cells(cards: tuple[int | None, ...], up: tuple[bool, ...]) -> dict[str, Any]:
-    """A grid as dump_state gives it: one read-only dict per set of cells (most grids are the
-    same as at the last move's dump)."""
-    return {"cards": list(cards), "up": list(up)}
+    """A grid as dump_state gives it: a read-only dict shared by every dump of that grid."""
+    return _grid_forms(grid)[1]
 
 
 def wire_grid(grid: Grid) -> list[int | bool | None]:
     """The grid's twelve cells on the wire (see wire_cell): a list every view of the grid
     shares, read-only (96 cells after every move of an 8-seat game; most grids did not
     change since the last one)."""
-    return _wire_cells(grid.cards, grid.up)
+    return _grid_forms(grid)[3]
 
 
-@functools.lru_cache(maxsize=4096)
-def _wire_cells(cards: tuple[int | None, ...], up: tuple[bool, ...]) -> list[int | bool | None]:
-    # wire_cell, inlined.
-    return [CLEARED if c is None else c if u else None for c, u in zip(cards, up, strict=True)]
+def _state_head(state: State) -> dict[str, Any]:
+    """The dump's keys before ``grids``."""
+    return {
+        "seats": state.seats,
+        "target": state.target,
+        "rng": {"state": state.rng.state},
+        "round": state.round,
+        "phase": state.phase.value,
+    }
+
+
+def _state_tail(state: State) -> dict[str, Any]:
+    """The dump's keys after ``grids``."""
+    summary, undo = state.last_round, state.undo
+    return {
+        "draw": list(state.draw),
+        "discard": list(state.discard),
+        "chosen": list(state.chosen),
+        "current": state.current,
+        "drawn": state.drawn,
+        "ender": state.ender,
+        "starter": state.starter,
+        "totals": list(state.totals),
+        "history": [list(h) for h in state.history],
+        "last_round": None
+        if summary is None
+        else {
+            "round": summary.round,
+            "ender": summary.ender,
+            "grids": [_dump_grid(g) for g in summary.grids],
+            "raw_scores": list(summary.raw_scores),
+            "scores": list(summary.scores),
+            "doubled": summary.doubled,
+        },
+        "undo": None
+        if undo is None
+        else {"seat": undo.seat, "grid": _dump_grid(undo.grid), "discard": list(undo.discard)},
+        "moves": state.moves,
+        "ready": list(state.ready),
+    }
+
+
+#: The dump's map header (its 19 keys: 5 in the head, grids, 13 in the tail), and the key
+#: "grids" packed.
+_STATE_MAP = b"\xde\x00\x13"
+_GRIDS_KEY = pack("grids")
+_array_header = msgpack.Packer(use_bin_type=True).pack_array_header
 
 
 def first_player(grids: tuple[Grid, ...]) -> int:
@@ -220,40 +282,27 @@ class NumberSwap(Game[State, AnyAction]):
         """The contract's dump, by hand: the server stores the state after every action, and
         this is a fraction of the generic dump's cost (the conformance tests hold the two
         equal, key order included). A grid's dict is shared with other dumps of the same
-        cells: treat the dump as read-only below its top level."""
-        summary, undo = state.last_round, state.undo
-        return {
-            "seats": state.seats,
-            "target": state.target,
-            "rng": {"state": state.rng.state},
-            "round": state.round,
-            "phase": state.phase.value,
-            "grids": [_dump_grid(g) for g in state.grids],
-            "draw": list(state.draw),
-            "discard": list(state.discard),
-            "chosen": list(state.chosen),
-            "current": state.current,
-            "drawn": state.drawn,
-            "ender": state.ender,
-            "starter": state.starter,
-            "totals": list(state.totals),
-            "history": [list(h) for h in state.history],
-            "last_round": None
-            if summary is None
-            else {
-                "round": summary.round,
-                "ender": summary.ender,
-                "grids": [_dump_grid(g) for g in summary.grids],
-                "raw_scores": list(summary.raw_scores),
-                "scores": list(summary.scores),
-                "doubled": summary.doubled,
-            },
-            "undo": None
-            if undo is None
-            else {"seat": undo.seat, "grid": _dump_grid(undo.grid), "discard": list(undo.discard)},
-            "moves": state.moves,
-            "ready": list(state.ready),
-        }
+        grid: treat the dump as read-only below its top level."""
+        dumped = _state_head(state)
+        dumped["grids"] = [_dump_grid(g) for g in state.grids]
+        dumped.update(_state_tail(state))
+        return dumped
+
+    def pack_state(self, state: State) -> bytes:
+        # pack(dump_state(state)), with each grid's packed form made once (_grid_forms): the
+        # keys before "grids" and those after are each packed as one map, without its header.
+        head, tail = pack(_state_head(state)), pack(_state_tail(state))
+        grids = state.grids
+        return b"".join(
+            (
+                _STATE_MAP,
+                memoryview(head)[1:],
+                _GRIDS_KEY,
+                _array_header(len(grids)),
+                *[_grid_forms(g)[2] for g in grids],
+                memoryview(tail)[1:],
+            )
+        )
 
     def to_act(self, state: State) -> frozenset[int]:
         # Asked several times of one state per move (the rules, the views, the turn timer):

@@ -63,6 +63,7 @@ def check_state(h: Harness, state: Any, rnd: random.Random, *, leak_checks: int 
     generic = game._state_adapter.dump_python(state, mode="json")
     assert dumped == generic, "dump_state must equal the generic dump"
     assert pack(dumped) == pack(generic), "dump_state must list keys as the generic dump does"
+    assert game.pack_state(state) == pack(generic), "pack_state must be the packed dump"
     again = game.load_state(unpack(pack(dumped)))
     assert again == state, "state must round-trip through msgpack"
     assert h.cards(state) == h.deck(state), "every card must be accounted for exactly once"
