@@ -28,6 +28,15 @@ from server.store import StoreError
 log = logging.getLogger(__name__)
 
 Plan = Callable[[Room], Change]
+#: A planned command: when it is due (loop time), the room it was planned on, what it is
+#: ("bot", "timeout", "takeover" or "host") and for whose seat (see Bots._command).
+_Due = tuple[float, Room, str, int | None]
+#: How long before its time a timer may fire and still count as on time.
+_EARLY = 0.002
+
+
+def _when(due: _Due) -> float:
+    return due[0]
 
 
 class Bots:
@@ -37,68 +46,100 @@ class Bots:
         self._grace = grace
         #: Seat ids connected anywhere, per room (the hub's view of presence).
         self.presence_of: Callable[[str], frozenset[int]] = lambda code: frozenset()
-        # code -> ((version, presence) planned for, timer handles)
-        self._plans: dict[str, tuple[tuple[int, frozenset[int]], list[asyncio.TimerHandle]]] = {}
+        # code -> ((version, presence) planned for, what is due, the soonest first)
+        self._plans: dict[str, tuple[tuple[int, frozenset[int]], list[_Due]]] = {}
+        # code -> (loop time, timer): one timer per room, at or before its soonest plan. A
+        # plan made after every move (the turn timer's timeout, due in a minute) does not
+        # re-arm it when the timer already fires sooner: firing early, it finds nothing due
+        # yet and sets itself for the soonest plan then.
+        self._wakes: dict[str, tuple[float, asyncio.TimerHandle]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def consider(self, room: Room, presence: frozenset[int] | None = None) -> None:
         connected = self.presence_of(room.code) if presence is None else presence
         key = (room.version, connected)
         plan = self._plans.get(room.code)
-        if plan is not None:
-            if plan[0][0] > room.version or plan[0] == key:
-                return
-            for handle in plan[1]:
-                handle.cancel()
-        loop = asyncio.get_running_loop()
-        handles: list[asyncio.TimerHandle] = []
-        version, clock = room.version, self._service.clock
-        max_pause = self._service.limits.max_pause
-
-        def later(delay: float, command: Plan, what: str) -> None:
-            handles.append(loop.call_later(max(0.0, delay), self._spawn, room, command, what))
-
-        def timed_out(seat_id: int) -> Plan:
-            return lambda r: commands.timeout(r, version, seat_id, clock(), max_pause=max_pause)
-
-        def taken_over(seat_id: int) -> Plan:
-            return lambda r: commands.timeout(
-                r,
-                version,
-                seat_id,
-                clock(),
-                connected=self.presence_of(r.code),
-                max_pause=max_pause,
-            )
-
+        if plan is not None and (plan[0][0] > room.version or plan[0] == key):
+            return
+        now = asyncio.get_running_loop().time()
+        due: list[_Due] = []
         if room.phase is Phase.PLAYING:
             bots, people = commands.seats_to_act(room)
             if bots:
                 # One bot move at a time: the next is planned from the room this one creates.
-                later(
-                    self._delay,
-                    lambda r: commands.bot_move(r, version, clock(), max_pause=max_pause),
-                    "bot",
-                )
-            for index in people:
-                sid = room.seats[index].id
-                if room.deadline > 0:
-                    later(room.deadline - clock(), timed_out(sid), "timeout")
-                if sid not in connected:
-                    later(self._grace, taken_over(sid), "takeover")
+                due.append((now + self._delay, room, "bot", None))
+            if people:
+                timer = room.deadline > 0
+                wait = max(0.0, room.deadline - self._service.clock()) if timer else 0.0
+                for index in people:
+                    sid = room.seats[index].id
+                    if timer:
+                        due.append((now + wait, room, "timeout", sid))
+                    if sid not in connected:
+                        due.append((now + self._grace, room, "takeover", sid))
         if room.host is not None and room.host not in connected and connected:
-            later(
-                self._grace,
-                lambda r: commands.pass_host(r, version, self.presence_of(r.code), clock()),
-                "host",
-            )
-        self._plans[room.code] = (key, handles)
+            due.append((now + self._grace, room, "host", None))
+        if len(due) > 1:
+            due.sort(key=_when)
+        self._plans[room.code] = (key, due)
+        if due:
+            self._wake_by(room.code, due[0][0])
+
+    def _command(self, room: Room, what: str, seat_id: int | None) -> Plan:
+        """The command a plan runs, bound to the version it was planned for."""
+        version, clock = room.version, self._service.clock
+        max_pause = self._service.limits.max_pause
+        if what == "bot":
+            return lambda r: commands.bot_move(r, version, clock(), max_pause=max_pause)
+        if what == "host":
+            return lambda r: commands.pass_host(r, version, self.presence_of(r.code), clock())
+        assert seat_id is not None
+        if what == "timeout":
+            return lambda r: commands.timeout(r, version, seat_id, clock(), max_pause=max_pause)
+        return lambda r: commands.timeout(
+            r,
+            version,
+            seat_id,
+            clock(),
+            connected=self.presence_of(r.code),
+            max_pause=max_pause,
+        )
 
     def forget(self, code: str) -> None:
-        plan = self._plans.pop(code, None)
-        if plan is not None:
-            for handle in plan[1]:
-                handle.cancel()
+        self._plans.pop(code, None)
+        wake = self._wakes.pop(code, None)
+        if wake is not None:
+            wake[1].cancel()
+
+    def _wake_by(self, code: str, at: float) -> None:
+        """Have the room's timer fire no later than ``at`` (loop time)."""
+        wake = self._wakes.get(code)
+        if wake is not None:
+            if wake[0] <= at:
+                return
+            wake[1].cancel()
+        loop = asyncio.get_running_loop()
+        handle = loop.call_at(at, self._woken, code)
+        self._wakes[code] = (at, handle)
+
+    def _woken(self, code: str) -> None:
+        """The room's timer: run what is due of its plan, and set the timer for the rest."""
+        del self._wakes[code]
+        plan = self._plans.get(code)
+        if plan is None:
+            return
+        # A timer may fire a little before its time (the loop's clock resolution).
+        now = asyncio.get_running_loop().time() + _EARLY
+        due = plan[1]
+        ripe = 0
+        while ripe < len(due) and due[ripe][0] <= now:
+            ripe += 1
+        if ripe:
+            self._plans[code] = (plan[0], due[ripe:])
+            for _, room, what, seat_id in due[:ripe]:
+                self._spawn(room, self._command(room, what, seat_id), what)
+        if ripe < len(due):
+            self._wake_by(code, due[ripe][0])
 
     def _spawn(self, room: Room, command: Plan, what: str) -> None:
         task = asyncio.get_running_loop().create_task(self._run(room, command, what))
@@ -127,7 +168,7 @@ class Bots:
             del self._plans[room.code]
 
     async def close(self) -> None:
-        for code in list(self._plans):
+        for code in {*self._plans, *self._wakes}:
             self.forget(code)
         for task in list(self._tasks):
             task.cancel()
