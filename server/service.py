@@ -86,6 +86,8 @@ class RoomService:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         #: Commands waiting for a room's lock, in arrival order (see :meth:`change`).
         self._waiting: dict[str, list[tuple[Command, asyncio.Future[Change]]]] = {}
+        #: Batches running (each a task of its own, see :meth:`change`), kept referenced.
+        self._batches: set[asyncio.Task[None]] = set()
         #: Saves this instance made per cached room: a read that a save overtook (its reply
         #: came later) may be older than the cache, and must not replace it.
         self._saves: dict[str, int] = {}
@@ -234,15 +236,16 @@ class RoomService:
         # without failing, or racing, the others' commands in the batch.
         batch = self._waiting.pop(code)
         task = loop.create_task(self._run(code, batch, lock))
+        self._batches.add(task)
+        task.add_done_callback(self._batches.discard)
         try:
-            await asyncio.shield(task)
+            # The caller waits for its own outcome, not for the task: cancelling the caller
+            # cancels only its future, which the batch then skips (or has answered already).
+            return await future
         except asyncio.CancelledError:
-            if not future.done():
-                future.cancel()
-            elif not future.cancelled():
+            if future.done() and not future.cancelled():
                 future.exception()  # retrieved: this caller is gone
             raise
-        return future.result()
 
     def _judged_now(self, code: str, command: Command) -> Command:
         """Nothing is under way for the room here and its cached room is the newest this
@@ -311,7 +314,6 @@ class RoomService:
         command's outcome: its change, or the refusal or error it alone met. A command whose
         caller is gone by the start of a pass (its future is done) is left out of it."""
         outcomes: list[Change | BaseException | None] = [None] * len(batch)
-        gone = StoreUnavailable("The caller went away before this was applied")
         cached = self._cache.get(code)
         # A refusal judged on a room that is the newest this instance has heard of is final;
         # one judged on a room that may be behind another instance is judged again.
@@ -336,7 +338,7 @@ class RoomService:
                 if outcomes[i] is not None:
                     continue
                 if waiter.done():
-                    outcomes[i] = gone
+                    outcomes[i] = StoreUnavailable("The caller went away before this was applied")
                     continue
                 try:
                     change = command(room)
@@ -428,6 +430,8 @@ class RoomService:
                 outcomes[i] = change
             self.on_saved(room)
             break
+        if None not in outcomes:
+            return outcomes  # type: ignore[return-value]
         busy = RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
         return [busy if outcome is None else outcome for outcome in outcomes]
 
