@@ -114,7 +114,17 @@ class Change:
 def _bump(room: Room, now: float, *, max_pause: float = math.inf, **changes: Any) -> Room:
     new = replace(room, version=room.version + 1, changed_at=now, **changes)
     deadline = turn_deadline(room, new, now, max_pause)
-    return new if deadline == new.deadline else replace(new, deadline=deadline)
+    if deadline != new.deadline:
+        # ``new`` was made on the line above and nothing else holds it yet: its deadline is
+        # set on it rather than on a second copy of the room.
+        _settle(new, "deadline", deadline)
+    return new
+
+
+def _settle(fresh: Room, name: str, value: Any) -> None:
+    """Set a field of a room made by this module that no one else has seen yet (so it is
+    not yet anyone's immutable value): one copy of the room fewer per command."""
+    object.__setattr__(fresh, name, value)
 
 
 def pause_limit(room: Room) -> float | None:
@@ -290,8 +300,13 @@ def sequenced(
     if index is not None:
         seat = new.seats[index]
         acks = (*seat.acks, (seq, new.version, digest))[-ACKS_KEPT:]
-        stamped = replace(seat, last_seq=seq, acks=acks)
-        new = replace(new, seats=_with_seat(new, index, stamped))
+        seats = _with_seat(new, index, replace(seat, last_seq=seq, acks=acks))
+        if new is not room and new.version > room.version:
+            # The command's own new room, held by nothing but its change yet (every command
+            # that changes a room makes it anew, through _bump).
+            _settle(new, "seats", seats)
+        else:
+            new = replace(new, seats=seats)
     return replace(change, room=new, entry={**change.entry, "seq": seq})
 
 

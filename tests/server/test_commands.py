@@ -135,6 +135,42 @@ def test_actions_apply_at_most_once_per_sequence_number() -> None:
     assert again.entry is None and again.room is first.room
 
 
+def test_no_command_changes_the_room_it_was_given() -> None:
+    """Commands set fields on the room they make before anyone else holds it (one copy
+    fewer); the room they were given, which the cache and other instances' readers hold,
+    stays as it was, through timed turns, chat and a whole game."""
+    room = replace(playing(3), turn_timer=30.0)
+    for step in range(60):
+        before = rooms.encode(room)
+        if step % 9 == 4:
+            change = commands.chat(
+                room, room.seats[1].id, f"m{step}", 3.0 + step, limit=200, keep=5
+            )
+        else:
+            seat = sorted(room.game.to_act(room.state))[0]
+            seat_id = room.seats[seat].id
+            action = room.game.legal_view(room.state, seat)[0]
+            seq = room.seats[seat].last_seq + 1
+            change = commands.act(room, seat_id, seq, action, 3.0 + step)
+            assert change.room.seats[seat].last_seq == seq
+            timed = change.room.phase is Phase.PLAYING
+            assert change.room.deadline == (3.0 + step + 30.0 if timed else 0.0)
+        assert rooms.encode(room) == before
+        assert change.room.version == room.version + 1
+        room = change.room
+        if room.phase is Phase.FINISHED:
+            break
+
+
+def test_sequenced_copies_a_room_a_command_handed_back_as_it_was() -> None:
+    room = playing(2)
+    before = rooms.encode(room)
+    sid = room.seats[0].id
+    change = commands.sequenced(room, sid, 1, lambda r: commands.Change(r, {"kind": "x"}, sid))
+    assert rooms.encode(room) == before and room.seats[0].last_seq == 0
+    assert change.room is not room and change.room.seats[0].last_seq == 1
+
+
 def test_rules_refusals_pass_through() -> None:
     room = playing(2)
     seat = sorted(room.game.to_act(room.state))[0]
