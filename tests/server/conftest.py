@@ -6,12 +6,14 @@ tests list every registered game, and must see the same games whatever else runs
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Generator, Iterator
+import asyncio
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
+import uvloop
 
 from rules.registry import all_games, register, unregister
 from tests.redis_cluster import RedisCluster
@@ -20,6 +22,21 @@ from tests.server.harness import flush
 from tests.server.toygame import ToyGame
 
 TOY = ToyGame()
+
+Run = Callable[[Coroutine[Any, Any, None]], None]
+
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def run(request: pytest.FixtureRequest) -> Run:
+    """Runs a test's body on asyncio's loop, and on uvloop (which the server runs on, and whose
+    transports and timers are not asyncio's own)."""
+    factory = uvloop.new_event_loop if request.param == "uvloop" else asyncio.new_event_loop
+
+    def run(body: Coroutine[Any, Any, None]) -> None:
+        with asyncio.Runner(loop_factory=factory) as runner:
+            runner.run(body)
+
+    return run
 
 
 @contextmanager

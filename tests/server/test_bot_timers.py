@@ -2,9 +2,10 @@
 
 A plan is made again after every move, and most moves only push the turn timer's timeout
 later: the timer is then left as it is, fires early, finds nothing due and sets itself for the
-plan of the moment. These tests drive :class:`Bots` on a real event loop with a stand-in for
-the room service that records what it is asked to run; each waits for the event it expects,
-with a timeout, never for a fixed time."""
+plan of the moment. These tests drive :class:`Bots` on real event loops (asyncio's, and
+uvloop's, whose timers round to milliseconds) with a stand-in for the room service that
+records what it is asked to run; each waits for the event it expects, with a timeout, never
+for a fixed time."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 from server.bots import Bots, Plan
 from server.commands import Limits
 from server.rooms import Room
+from tests.server.conftest import Run
 from tests.server.test_commands import playing
 
 
@@ -61,7 +63,11 @@ def _everyone(room: Room) -> frozenset[int]:
     return frozenset(seat.id for seat in room.seats)
 
 
-async def test_a_timeout_pushed_later_by_a_move_runs_at_the_new_deadline_only() -> None:
+def test_a_timeout_pushed_later_by_a_move_runs_at_the_new_deadline_only(run: Run) -> None:
+    run(_test_a_timeout_pushed_later_by_a_move_runs_at_the_new_deadline_only())
+
+
+async def _test_a_timeout_pushed_later_by_a_move_runs_at_the_new_deadline_only() -> None:
     service = _Service()
     bots = _Tagged(service, bot_delay=0.0)  # type: ignore[arg-type]
     first = _timed(5, time.time() + 0.1)
@@ -79,7 +85,11 @@ async def test_a_timeout_pushed_later_by_a_move_runs_at_the_new_deadline_only() 
     assert len(service.ran) == 1
 
 
-async def test_a_plan_due_sooner_than_the_timer_sets_it_sooner() -> None:
+def test_a_plan_due_sooner_than_the_timer_sets_it_sooner(run: Run) -> None:
+    run(_test_a_plan_due_sooner_than_the_timer_sets_it_sooner())
+
+
+async def _test_a_plan_due_sooner_than_the_timer_sets_it_sooner() -> None:
     service = _Service()
     bots = _Tagged(service, bot_delay=0.0)  # type: ignore[arg-type]
     late = _timed(5, time.time() + 60)
@@ -91,7 +101,11 @@ async def test_a_plan_due_sooner_than_the_timer_sets_it_sooner() -> None:
     await bots.close()
 
 
-async def test_what_a_plan_has_due_runs_once_each_in_order() -> None:
+def test_what_a_plan_has_due_runs_once_each_in_order(run: Run) -> None:
+    run(_test_what_a_plan_has_due_runs_once_each_in_order())
+
+
+async def _test_what_a_plan_has_due_runs_once_each_in_order() -> None:
     """A disconnected player's seat: its turn timer's timeout, then the takeover after the
     grace, from one plan and one timer."""
     service = _Service()
@@ -106,7 +120,11 @@ async def test_what_a_plan_has_due_runs_once_each_in_order() -> None:
     assert len(service.ran) == 2
 
 
-async def test_a_forgotten_room_runs_nothing_of_its_plan() -> None:
+def test_a_forgotten_room_runs_nothing_of_its_plan(run: Run) -> None:
+    run(_test_a_forgotten_room_runs_nothing_of_its_plan())
+
+
+async def _test_a_forgotten_room_runs_nothing_of_its_plan() -> None:
     service = _Service()
     bots = _Tagged(service, bot_delay=0.0)  # type: ignore[arg-type]
     gone = _timed(5, time.time() + 0.05, code="GONE1")
@@ -119,7 +137,11 @@ async def test_a_forgotten_room_runs_nothing_of_its_plan() -> None:
     await bots.close()
 
 
-async def test_closing_cancels_every_rooms_timer() -> None:
+def test_closing_cancels_every_rooms_timer(run: Run) -> None:
+    run(_test_closing_cancels_every_rooms_timer())
+
+
+async def _test_closing_cancels_every_rooms_timer() -> None:
     service = _Service()
     bots = _Tagged(service, bot_delay=0.0)  # type: ignore[arg-type]
     room = _timed(5, time.time() + 0.1)

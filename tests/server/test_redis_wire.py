@@ -8,12 +8,10 @@ import asyncio
 import contextlib
 import itertools
 import socket
-from collections.abc import AsyncIterator, Callable, Coroutine
-from typing import Any
+from collections.abc import AsyncIterator
 
 import hiredis
 import pytest
-import uvloop
 from redis import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
@@ -26,22 +24,7 @@ from server.redis_wire import LeanConnection, encode, lean_url
 from server.store import Notice, NoticeKind, StoreUnavailable
 from tests.processes import LOCALHOST
 from tests.redis_process import RedisProcess
-
-Run = Callable[[Coroutine[Any, Any, None]], None]
-
-
-@pytest.fixture(params=["asyncio", "uvloop"])
-def run(request: pytest.FixtureRequest) -> Run:
-    """Runs a test's body on asyncio's loop, and on uvloop (which the server runs on, and whose
-    transports are not ``asyncio.Transport`` subclasses)."""
-    factory = uvloop.new_event_loop if request.param == "uvloop" else asyncio.new_event_loop
-
-    def run(body: Coroutine[Any, Any, None]) -> None:
-        with asyncio.Runner(loop_factory=factory) as runner:
-            runner.run(body)
-
-    return run
-
+from tests.server.conftest import Run
 
 # KEYS: counter. ARGV: step. The counter after the step.
 COUNT = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
