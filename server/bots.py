@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from collections.abc import Callable
 
 from server import commands
@@ -39,6 +40,14 @@ def _when(due: _Due) -> float:
     return due[0]
 
 
+def _split(due: list[_Due], now: float) -> tuple[list[_Due], list[_Due]]:
+    """``due`` (soonest first) in two: what is due by ``now``, and the rest."""
+    ripe = 0
+    while ripe < len(due) and due[ripe][0] <= now:
+        ripe += 1
+    return due[:ripe], due[ripe:]
+
+
 class Bots:
     def __init__(self, service: RoomService, bot_delay: float, grace: float = 15.0) -> None:
         self._service = service
@@ -53,6 +62,9 @@ class Bots:
         # re-arm it when the timer already fires sooner: firing early, it finds nothing due
         # yet and sets itself for the soonest plan then.
         self._wakes: dict[str, tuple[float, asyncio.TimerHandle]] = {}
+        # code -> what plans let go by _unplan still have waiting, the soonest first: it runs
+        # at its time (as the room's plan does), until the room is forgotten.
+        self._left: dict[str, list[_Due]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     def consider(self, room: Room, presence: frozenset[int] | None = None) -> None:
@@ -107,6 +119,7 @@ class Bots:
 
     def forget(self, code: str) -> None:
         self._plans.pop(code, None)
+        self._left.pop(code, None)
         wake = self._wakes.pop(code, None)
         if wake is not None:
             wake[1].cancel()
@@ -123,23 +136,39 @@ class Bots:
         self._wakes[code] = (at, handle)
 
     def _woken(self, code: str) -> None:
-        """The room's timer: run what is due of its plan, and set the timer for the rest."""
+        """The room's timer: run what is due of its plan (and of plans let go by
+        :meth:`_unplan`), and set the timer for the rest."""
         del self._wakes[code]
-        plan = self._plans.get(code)
-        if plan is None:
-            return
         # A timer may fire a little before its time (the loop's clock resolution).
         now = asyncio.get_running_loop().time() + _EARLY
-        due = plan[1]
-        ripe = 0
-        while ripe < len(due) and due[ripe][0] <= now:
-            ripe += 1
-        if ripe:
-            self._plans[code] = (plan[0], due[ripe:])
-            for _, room, what, seat_id in due[:ripe]:
+        ripe: list[_Due] = []
+        soonest = math.inf
+        plan = self._plans.get(code)
+        if plan is not None:
+            done, rest = _split(plan[1], now)
+            if done:
+                ripe += done
+                self._plans[code] = (plan[0], rest)
+            if rest:
+                soonest = rest[0][0]
+        left = self._left.get(code)
+        if left is not None:
+            done, rest = _split(left, now)
+            ripe += done
+            if rest:
+                self._left[code] = rest
+                soonest = min(soonest, rest[0][0])
+            else:
+                del self._left[code]
+        # The timer is set again before anything runs, so one item that fails to start
+        # costs no other its turn.
+        if soonest < math.inf:
+            self._wake_by(code, soonest)
+        for _, room, what, seat_id in ripe:
+            try:
                 self._spawn(room, self._command(room, what, seat_id), what)
-        if ripe < len(due):
-            self._wake_by(code, due[ripe][0])
+            except Exception:
+                log.exception("could not start %s in %s", what, code)
 
     def _spawn(self, room: Room, command: Plan, what: str) -> None:
         task = asyncio.get_running_loop().create_task(self._run(room, command, what))
@@ -162,13 +191,19 @@ class Bots:
             self._unplan(room)
 
     def _unplan(self, room: Room) -> None:
-        """Let the next look at this room (a notice or the heartbeat) plan the move again."""
+        """Let the next look at this room (a notice or the heartbeat) plan the move again.
+        What the plan still has waiting (a takeover after the grace, say) runs at its time
+        all the same: planning again would start its clock over."""
         plan = self._plans.get(room.code)
         if plan is not None and plan[0][0] == room.version:
             del self._plans[room.code]
+            if plan[1]:
+                left = self._left.setdefault(room.code, [])
+                left.extend(plan[1])
+                left.sort(key=_when)
 
     async def close(self) -> None:
-        for code in {*self._plans, *self._wakes}:
+        for code in {*self._plans, *self._wakes, *self._left}:
             self.forget(code)
         for task in list(self._tasks):
             task.cancel()

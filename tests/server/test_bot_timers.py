@@ -17,6 +17,7 @@ from typing import Any
 
 from server.bots import Bots, Plan
 from server.commands import Limits
+from server.errors import ErrorCode, RoomError
 from server.rooms import Room
 from tests.server.conftest import Run
 from tests.server.test_commands import playing
@@ -36,6 +37,11 @@ class _Service:
         what, version, seat_id = command(None)  # type: ignore[arg-type, misc]
         self.ran.append((code, what, version, seat_id, self.clock()))
         self.changed.set()
+        if what in self.refuse:
+            raise RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
+
+    #: What kinds of command are refused as if the room were busy (after being recorded).
+    refuse: frozenset[str] = frozenset()
 
     async def until(self, count: int) -> None:
         async def enough() -> None:
@@ -153,4 +159,41 @@ async def _test_closing_cancels_every_rooms_timer() -> None:
     bots.consider(other, _everyone(other))
     await service.until(1)
     assert [code for code, *_ in service.ran] == ["OTHER"]
+    await bots.close()
+
+
+def test_a_plan_item_refused_as_busy_leaves_the_rest_of_the_plan_to_run(run: Run) -> None:
+    run(_test_a_plan_item_refused_as_busy_leaves_the_rest_of_the_plan_to_run())
+
+
+async def _test_a_plan_item_refused_as_busy_leaves_the_rest_of_the_plan_to_run() -> None:
+    """A timeout refused as busy lets its plan go (the next look plans again), but the
+    takeover the plan had waiting still comes after its grace, not a whole grace later."""
+    service = _Service()
+    service.refuse = frozenset({"timeout"})
+    bots = _Tagged(service, bot_delay=0.0, grace=0.3)  # type: ignore[arg-type]
+    room = _timed(5, time.time() + 0.05)
+    bots.consider(room, frozenset())  # nobody connected, and nothing plans the room again
+    await service.until(2)
+    assert [what for _, what, _, _, _ in service.ran] == ["timeout", "takeover"]
+    await bots.close()
+
+
+def test_an_item_that_cannot_start_costs_no_other_its_turn(run: Run) -> None:
+    run(_test_an_item_that_cannot_start_costs_no_other_its_turn())
+
+
+async def _test_an_item_that_cannot_start_costs_no_other_its_turn() -> None:
+    class Broken(_Tagged):
+        def _command(self, room: Room, what: str, seat_id: int | None) -> Any:
+            if what == "timeout":
+                raise RuntimeError("a bug in planning")
+            return super()._command(room, what, seat_id)
+
+    service = _Service()
+    bots = Broken(service, bot_delay=0.0, grace=0.2)  # type: ignore[arg-type]
+    room = _timed(5, time.time() + 0.05)
+    bots.consider(room, frozenset())
+    await service.until(1)
+    assert [what for _, what, _, _, _ in service.ran] == ["takeover"]
     await bots.close()
