@@ -15,7 +15,10 @@ import msgpack
 #: One packer per thread: ``msgpack.packb`` makes a packer (and its buffer) for every call,
 #: which costs several times what packing a small message does, and the server packs
 #: dozens of small pieces per move. A packer is not shared between threads; it empties its
-#: buffer after every call, an exception included.
+#: buffer after every call, an exception included. It is not re-entrant: a ``pack`` made while
+#: packing (a dict or list subclass whose methods call ``pack``) would spoil the outer one.
+#: Only plain data is packed (wire-clean values, the record's fields), which runs no Python
+#: code while packing.
 _LOCAL = threading.local()
 
 
