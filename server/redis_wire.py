@@ -133,6 +133,11 @@ class _Link(asyncio.Protocol):
                 why = reply if isinstance(reply, ResponseError) else "a reply nobody asked for"
                 self.fail(RedisConnectionError(f"Redis refused the connection: {why}"))
                 return
+            if isinstance(reply, ResponseError) and str(reply).startswith(_REFUSALS):
+                # The same greeting, come after a call was written (which Redis never read):
+                # a refused connection, for every call on it, not one call's error.
+                self.fail(RedisConnectionError(f"Redis refused the connection: {reply}"))
+                return
             future, _ = waiting.popleft()
             if not future.done():  # its caller may have been cancelled
                 if isinstance(reply, ResponseError):
@@ -193,6 +198,11 @@ class _Link(asyncio.Protocol):
         if self.transport is not None:
             self.transport.abort()
         self._owner._lost(self)
+
+
+#: How Redis's greeting begins when it refuses a new connection (at ``maxclients``, in
+#: protected mode) and closes it. No command is ever answered so.
+_REFUSALS = ("ERR max number of clients reached", "DENIED ")
 
 
 class LeanConnection:

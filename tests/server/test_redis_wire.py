@@ -389,6 +389,29 @@ class SlowRedis:
             writer.close()
 
 
+@pytest.mark.parametrize(
+    "greeting",
+    [b"-ERR max number of clients reached\r\n", b"-DENIED Redis is running in protected mode\r\n"],
+)
+def test_a_refusal_that_comes_after_the_call_was_written_is_a_connection_error(
+    greeting: bytes, run: Run
+) -> None:
+    """Redis's refusal greeting can come after the first command was written (the race the
+    client-limit test above runs into now and then): it is still a refused connection, a
+    connection error, not that command's own error reply."""
+
+    async def body() -> None:
+        async with SlowRedis({b"AUTH": greeting}, delay=0.0) as url:
+            lean = LeanConnection(url, timeout=1.0)
+            try:
+                with pytest.raises(RedisConnectionError, match="refused the connection"):
+                    await asyncio.wait_for(lean.call("PING"), 5)
+            finally:
+                await lean.aclose()
+
+    run(body())
+
+
 def test_the_connection_its_handshake_and_a_noscript_fallback_share_one_timeout(
     run: Run,
 ) -> None:
