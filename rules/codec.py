@@ -22,12 +22,26 @@ import msgpack
 _LOCAL = threading.local()
 
 
-def pack(obj: Any) -> bytes:
+def _packer() -> msgpack.Packer:
     try:
-        packer = _LOCAL.packer
+        return _LOCAL.packer
     except AttributeError:
         packer = _LOCAL.packer = msgpack.Packer(use_bin_type=True)
-    return packer.pack(obj)  # type: ignore[no-any-return]
+        return packer
+
+
+def pack(obj: Any) -> bytes:
+    return _packer().pack(obj)  # type: ignore[no-any-return]
+
+
+def map_header(size: int) -> bytes:
+    """The head of a packed map of ``size`` pairs, for joining packed pieces into one."""
+    return _packer().pack_map_header(size)  # type: ignore[no-any-return]
+
+
+def array_header(size: int) -> bytes:
+    """The head of a packed array of ``size`` items."""
+    return _packer().pack_array_header(size)  # type: ignore[no-any-return]
 
 
 def unpack(data: bytes) -> Any:

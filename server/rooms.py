@@ -10,9 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-import msgpack
-
-from rules.codec import pack, unpack
+from rules.codec import array_header, map_header, pack, unpack
 from rules.contract import DEFAULT_BOT_LEVEL, Event, Game
 from rules.registry import get_game
 from server.records import commitment
@@ -240,7 +238,7 @@ def encode(room: Room) -> bytes:
     head = 1 if count <= 15 else 3
     return b"".join(
         (
-            _map_header(count + 4),
+            map_header(count + 4),
             memoryview(body)[head:],
             _STATE_KEY,
             _NIL if room.state is None else room.game.pack_state(room.state),
@@ -281,11 +279,6 @@ def _plain(room: Room) -> dict[str, Any]:
     }
 
 
-_PACKER = msgpack.Packer(use_bin_type=True)
-_map_header = _PACKER.pack_map_header
-_array_header = _PACKER.pack_array_header
-
-
 def _packed(part: Seat | ChatLine | Move) -> bytes:
     """A part's packed form, made once per object: the parts are immutable, and a changed
     one is a new object (``replace`` does not copy ``wire``, an ``init=False`` field)."""
@@ -297,7 +290,7 @@ def _packed(part: Seat | ChatLine | Move) -> bytes:
 
 
 def _array(parts: tuple[Seat, ...] | tuple[ChatLine, ...] | tuple[Move, ...]) -> bytes:
-    header: bytes = _array_header(len(parts))
+    header = array_header(len(parts))
     return header + b"".join([_packed(part) for part in parts])
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import msgpack
 
-from rules.codec import pack, unpack
+from rules.codec import map_header, pack, unpack
 
 Frame = bytes | str
 
@@ -70,8 +70,6 @@ def state_frames(
     pieces."""
     if not parts:
         return []
-    packer = msgpack.Packer(use_bin_type=True)
-    pack = packer.pack
     head = _STATE_HEAD + pack(version) + _YOU
     shown = _ROOM + pack(room) + _VIEW
     views = [view for _, _, view, _ in parts]
@@ -82,7 +80,7 @@ def state_frames(
             if not shared.keys().isdisjoint(own):
                 raise ValueError("a view's own part repeats a shared key")
             size = len(shared) + len(own)
-            packed_views.append(packer.pack_map_header(size) + common + _pairs(pack(own), len(own)))
+            packed_views.append(map_header(size) + common + _pairs(pack(own), len(own)))
     else:
         packed_views = [pack(v) for v in views]
     events: dict[int, bytes] = {}

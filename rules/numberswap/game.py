@@ -11,10 +11,9 @@ from collections.abc import Sequence
 from itertools import combinations
 from typing import Any
 
-import msgpack
 from pydantic import Field
 
-from rules.codec import pack
+from rules.codec import array_header, pack
 from rules.contract import (
     DEFAULT_BOT_LEVEL,
     Event,
@@ -220,7 +219,6 @@ def _state_tail(state: State) -> dict[str, Any]:
 #: "grids" packed.
 _STATE_MAP = b"\xde\x00\x13"
 _GRIDS_KEY = pack("grids")
-_array_header = msgpack.Packer(use_bin_type=True).pack_array_header
 
 
 def first_player(grids: tuple[Grid, ...]) -> int:
@@ -298,7 +296,7 @@ class NumberSwap(Game[State, AnyAction]):
                 _STATE_MAP,
                 memoryview(head)[1:],
                 _GRIDS_KEY,
-                _array_header(len(grids)),
+                array_header(len(grids)),
                 *[_grid_forms(g)[2] for g in grids],
                 memoryview(tail)[1:],
             )
