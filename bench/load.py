@@ -509,12 +509,28 @@ FIGURES = (
 )
 
 
+def paired_ratios(
+    runs: dict[Server, list[dict[str, Any]]], keys: list[str]
+) -> dict[str, float | None]:
+    """Parlor's ratio to the baseline per figure: the median, over the rounds, of the ratio
+    of the two runs of one round. The two runs of a round are back to back, so a machine that
+    is slower for some minutes slows both; the medians of each server's runs taken apart would
+    set a fast minute of one against a slow minute of the other."""
+    ratio: dict[str, float | None] = {}
+    for key in keys:
+        pairs = [
+            p[key] / b[key] for b, p in zip(runs["baseline"], runs["parlor"], strict=True) if b[key]
+        ]
+        ratio[key] = round(statistics.median(pairs), 3) if pairs else None
+    return ratio
+
+
 async def compare(
     rooms: int, seconds: float, rounds: int, game: str, game_length: int
 ) -> dict[str, Any]:
     """``play`` flat out against each server in turn, ``rounds`` times each: baseline, Parlor,
-    then Parlor, baseline, and so on (a drift that is steady over the runs cancels out of
-    the medians); the median of each figure per server and Parlor's ratios to the baseline."""
+    then Parlor, baseline, and so on. Each figure's ratio is the median of the rounds' own
+    ratios (:func:`paired_ratios`); the median of each figure per server is shown beside it."""
     runs: dict[Server, list[dict[str, Any]]] = {"baseline": [], "parlor": []}
     order: tuple[Server, Server] = ("baseline", "parlor")
     for r in range(rounds):
@@ -532,12 +548,7 @@ async def compare(
         }
         for server, results in runs.items()
     }
-    ratio: dict[str, float | None] = {
-        f.key: round(median["parlor"][f.key] / median["baseline"][f.key], 3)
-        if median["baseline"][f.key]
-        else None
-        for f in FIGURES
-    }
+    ratio = paired_ratios(runs, [f.key for f in FIGURES])
     met = {f.key: f.met(x) for f in FIGURES if (x := ratio[f.key]) is not None}
     return {
         "rooms": rooms,
@@ -548,6 +559,15 @@ async def compare(
         "baseline_game_length": game_length,
         "median": median,
         "ratio": ratio,
+        "round_ratios": {
+            f.key: [
+                round(p[f.key] / b[f.key], 3)
+                for b, p in zip(runs["baseline"], runs["parlor"], strict=True)
+                if b[f.key]
+            ]
+            for f in FIGURES
+            if f.target is not None
+        },
         "targets": {
             f.key: f"{'>=' if f.at_least else '<='} {f.target}"
             for f in FIGURES
@@ -563,8 +583,9 @@ def compare_table(result: dict[str, Any]) -> str:
     median, ratio, met = result["median"], result["ratio"], result["met"]
     lines = [
         f"{result['rooms']} rooms x {SEATS} seats flat out, {result['seconds']:g} s a run, "
-        f"median of {result['rounds']} runs per server ({result['game']} on Parlor; "
-        f"{result['baseline_game_length']}-action games on the baseline)",
+        f"{result['rounds']} rounds of one run per server ({result['game']} on Parlor; "
+        f"{result['baseline_game_length']}-action games on the baseline); each server's median,"
+        " and the median of the rounds' own ratios",
         "",
         f"{'figure':<22} {'baseline':>10} {'parlor':>10} {'ratio':>7} {'target':>8}  result",
     ]
@@ -576,6 +597,12 @@ def compare_table(result: dict[str, Any]) -> str:
             f"{f.label:<22} {median['baseline'][f.key]:>10g} {median['parlor'][f.key]:>10g} "
             f"{'-' if r is None else f'{r:.2f}':>7} {target:>8}  {verdict}"
         )
+    lines.append("")
+    lines.append("each round's ratio:")
+    for f in FIGURES:
+        if f.key in result["round_ratios"]:
+            shown = ", ".join(f"{x:.2f}" for x in result["round_ratios"][f.key])
+            lines.append(f"  {f.label:<22} {shown}")
     lines.append("")
     lines.append("redis calls per action (median; calls made by a script included):")
     for server, calls in result["redis_calls_per_action"].items():
@@ -599,8 +626,8 @@ def main() -> None:
         mode.add_argument("--server", choices=SERVERS, default="parlor")
     c = sub.add_parser("compare", help="baseline and Parlor in turn; Parlor's ratios")
     c.add_argument("--rooms", type=int, default=10)
-    c.add_argument("--seconds", type=float, default=20)
-    c.add_argument("--rounds", type=int, default=2, help="runs per server")
+    c.add_argument("--seconds", type=float, default=10)
+    c.add_argument("--rounds", type=int, default=5, help="runs per server")
     c.add_argument("--game", default="numberswap", help="Parlor's game")
     for mode in (p, c):
         mode.add_argument(
