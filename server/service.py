@@ -11,9 +11,9 @@ exactly that write: the store is the truth, even when it goes back in time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,13 +81,12 @@ class RoomService:
         #: Newest version announced by any instance, for cached rooms: a cached room at least
         #: this new is the latest this instance can know of, so a refusal needs no reload.
         self._heard: dict[str, int] = {}
-        #: One lock per room with changes in flight here: changes from this instance's own
-        #: connections queue up instead of racing each other through the compare-and-set.
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        #: Commands waiting for a room's lock, in arrival order (see :meth:`change`).
+        #: Commands waiting for their room's batch, in arrival order (see :meth:`change`).
         self._waiting: dict[str, list[tuple[Command, asyncio.Future[Change]]]] = {}
-        #: Batches running (each a task of its own, see :meth:`change`), kept referenced.
-        self._batches: set[asyncio.Task[None]] = set()
+        #: Per room with commands under way here, the one task that applies them, batch
+        #: after batch until none wait: changes from this instance's own connections queue
+        #: up instead of racing each other through the compare-and-set.
+        self._draining: dict[str, asyncio.Task[None]] = {}
         #: Saves this instance made per cached room: a read that a save overtook (its reply
         #: came later) may be older than the cache, and must not replace it.
         self._saves: dict[str, int] = {}
@@ -206,12 +205,13 @@ class RoomService:
     async def change(self, code: str, command: Command) -> Change:
         """Apply ``command`` with compare-and-set; refusals raise, the room is unchanged.
 
-        Commands for one room queue behind its lock. Whoever takes the lock applies every
-        command waiting by then, in the order they came, one after another on the latest
-        room, and saves them all with one compare-and-set (a group commit): a burst — all
-        eight seats of Number Swap's opening at once — costs one round trip to the store and
-        one fan-out, not eight. Each command still succeeds, is refused or fails on its own,
-        exactly as if it had run alone at its place in the queue.
+        Commands for one room queue up, and one task per room applies them: every command
+        waiting when it starts a batch, in the order they came, one after another on the
+        latest room, saved all together with one compare-and-set (a group commit); then the
+        next batch, of those that came meanwhile. A burst — all eight seats of Number Swap's
+        opening at once — costs one round trip to the store and one fan-out, not eight. Each
+        command still succeeds, is refused or fails on its own, exactly as if it had run
+        alone at its place in the queue.
 
         Raises :class:`StoreUnavailable` when the store cannot be reached; the command may
         or may not have been applied then, and resending it (same seq, same key) is safe."""
@@ -219,32 +219,23 @@ class RoomService:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Change] = loop.create_future()
         waiting = (command, future)
-        self._waiting.setdefault(code, []).append(waiting)
-        lock = self._locks.get(code)
-        if lock is None:
-            lock = self._locks[code] = asyncio.Lock()
-        try:
-            await lock.acquire()
-        except BaseException:
-            self._drop(code, waiting)
-            raise
-        if future.done():  # answered by the batch before
-            lock.release()
-            return future.result()
-        # The batch runs as a task of its own, which lets go of the lock when it is done: the
-        # caller that happened to take the lock may be cancelled (its client went away)
-        # without failing, or racing, the others' commands in the batch.
-        batch = self._waiting.pop(code)
-        task = loop.create_task(self._run(code, batch, lock))
-        self._batches.add(task)
-        task.add_done_callback(self._batches.discard)
+        queue = self._waiting.get(code)
+        if queue is None:
+            self._waiting[code] = [waiting]
+        else:
+            queue.append(waiting)
+        task = self._draining.get(code)
+        if task is None or task.done():
+            task = self._draining[code] = loop.create_task(self._drain(code))
+            task.add_done_callback(functools.partial(self._drained, code))
         try:
             # The caller waits for its own outcome, not for the task: cancelling the caller
-            # cancels only its future, which the batch then skips (or has answered already).
+            # (its client went away) takes its command out of the queue if no batch has
+            # taken it yet, and otherwise only its future, which the batch then skips (or
+            # has answered already); the others' commands are neither failed nor raced.
             return await future
         except asyncio.CancelledError:
-            if future.done() and not future.cancelled():
-                future.exception()  # retrieved: this caller is gone
+            self._drop(code, waiting)
             raise
 
     def _judged_now(self, code: str, command: Command) -> Command:
@@ -253,11 +244,10 @@ class RoomService:
         would lead would judge it first, so a refusal is raised without queueing, and a change
         is handed on to be saved (on the same room, it is not computed again)."""
         cached = self._cache.get(code)
-        lock = self._locks.get(code)
         if (
             cached is None
+            or code in self._draining
             or code in self._waiting
-            or (lock is not None and lock.locked())
             or not self._current(cached.room)
         ):
             return command
@@ -268,7 +258,7 @@ class RoomService:
         return lambda r: change if r is room else command(r)
 
     def _drop(self, code: str, waiting: tuple[Command, asyncio.Future[Change]]) -> None:
-        """A caller gone before its batch was taken: its command is not applied."""
+        """A caller gone: its command is not applied unless a batch has taken it."""
         future = waiting[1]
         if not future.cancel() and not future.cancelled():
             future.exception()  # answered already, but nobody is left to read it
@@ -278,13 +268,23 @@ class RoomService:
             if not queue:
                 del self._waiting[code]
 
-    async def _run(
-        self,
-        code: str,
-        batch: list[tuple[Command, asyncio.Future[Change]]],
-        lock: asyncio.Lock,
-    ) -> None:
-        """Run a batch, hand each waiter its outcome, and let go of the room's lock."""
+    async def _drain(self, code: str) -> None:
+        """Apply the room's queued commands, batch after batch, until none wait."""
+        while batch := self._waiting.pop(code, None):
+            await self._run(code, batch)
+
+    def _drained(self, code: str, task: asyncio.Task[None]) -> None:
+        """The room's task is done. If it was cancelled (the instance is shutting down, maybe
+        before the task ever ran), what still waits was not applied: its callers are told."""
+        if self._draining.get(code) is not task:
+            return  # a newer task has the room (one that came while this callback waited)
+        del self._draining[code]
+        for _, waiter in self._waiting.pop(code, ()):
+            if not waiter.done():
+                waiter.set_exception(StoreUnavailable("The change was not made; resend it"))
+
+    async def _run(self, code: str, batch: list[tuple[Command, asyncio.Future[Change]]]) -> None:
+        """Run a batch and hand each waiter its outcome."""
         outcomes: list[Change | BaseException]
         try:
             outcomes = await self._change(code, batch)
@@ -298,7 +298,6 @@ class RoomService:
             if not isinstance(exc, Exception):
                 raise
         finally:
-            lock.release()
             for (_, waiter), outcome in zip(batch, outcomes, strict=True):
                 if waiter.done():  # its caller was cancelled
                     continue

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from rules.codec import unpack
 from server import commands
 from server.commands import Change
@@ -279,3 +281,22 @@ async def test_a_number_swap_opening_played_by_all_eight_seats_at_once_counts_ea
         newest = max(a["version"] for a in acks)
         for client in clients:
             await client.state_at_least(newest)
+
+
+async def test_a_command_whose_batch_is_cancelled_before_it_runs_is_answered() -> None:
+    """Shutting down cancels every task, the batch's maybe before its first step: its
+    caller is told the change was not made (and a resend applies it once), not left waiting."""
+    store = GatedStore()
+    service = _service(store)
+    code, (ana,) = await _room_with_seats(service, 1)
+    before = asyncio.all_tasks()
+    caller = asyncio.create_task(service.change(code, _chat(ana, 1, "one")))
+    await asyncio.sleep(0)  # the caller ran up to waiting for its outcome
+    (batch,) = asyncio.all_tasks() - before - {caller}
+    batch.cancel()
+    with pytest.raises(StoreUnavailable):
+        await asyncio.wait_for(caller, 5)
+    room = await service.get(code)
+    assert room is not None and room.chat == ()
+    assert (await service.change(code, _chat(ana, 1, "one"))).result_version == room.version + 1
+    assert not service._waiting, "nothing is left waiting"
