@@ -72,26 +72,26 @@ def state_frames(
         return []
     head = _STATE_HEAD + pack(version) + _YOU
     shown = _ROOM + pack(room) + _VIEW
-    views = [view for _, _, view, _ in parts]
-    if shared:
-        common = _pairs(pack(shared), len(shared))
-        packed_views = []
-        for own in views:
-            if not shared.keys().isdisjoint(own):
-                raise ValueError("a view's own part repeats a shared key")
-            size = len(shared) + len(own)
-            packed_views.append(map_header(size) + common + _pairs(pack(own), len(own)))
-    else:
-        packed_views = [pack(v) for v in views]
+    common = _pairs(pack(shared), len(shared)) if shared else b""
     events: dict[int, bytes] = {}
     frames = []
-    for (you, last_seq, _, listed), view in zip(parts, packed_views, strict=True):
+    for you, last_seq, own, listed in parts:
         tail = events.get(id(listed))
         if tail is None:
             tail = events[id(listed)] = _EVENTS + pack(listed)
+        if shared:
+            if not shared.keys().isdisjoint(own):
+                raise ValueError("a view's own part repeats a shared key")
+            pieces: tuple[bytes, ...] = (
+                map_header(len(shared) + len(own)),
+                common,
+                _pairs(pack(own), len(own)),
+            )
+        else:
+            pieces = (pack(own),)
         frames.append(
             b"".join(
-                (head, _small(you, pack), _LAST_SEQ, _small(last_seq, pack), shown, view, tail)
+                (head, _small(you, pack), _LAST_SEQ, _small(last_seq, pack), shown, *pieces, tail)
             )
         )
     return frames
