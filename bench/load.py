@@ -627,7 +627,7 @@ def main() -> None:
     c = sub.add_parser("compare", help="baseline and Parlor in turn; Parlor's ratios")
     c.add_argument("--rooms", type=int, default=10)
     c.add_argument("--seconds", type=float, default=10)
-    c.add_argument("--rounds", type=int, default=5, help="runs per server")
+    c.add_argument("--rounds", type=int, default=12, help="runs per server")
     c.add_argument("--game", default="numberswap", help="Parlor's game")
     for mode in (p, c):
         mode.add_argument(
