@@ -214,7 +214,10 @@ class RoomService:
         alone at its place in the queue.
 
         Raises :class:`StoreUnavailable` when the store cannot be reached; the command may
-        or may not have been applied then, and resending it (same seq, same key) is safe."""
+        or may not have been applied then, and resending it (same seq, same key) is safe.
+        The same when the room's task is cancelled (the instance shutting down): its batch
+        under way may or may not have been applied, and the commands queued behind it were
+        not."""
         command = self._judged_now(code, command)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Change] = loop.create_future()
@@ -258,7 +261,9 @@ class RoomService:
         return lambda r: change if r is room else command(r)
 
     def _drop(self, code: str, waiting: tuple[Command, asyncio.Future[Change]]) -> None:
-        """A caller gone: its command is not applied unless a batch has taken it."""
+        """A caller gone: its command is taken out of the queue, or if a batch has taken it,
+        left out of every pass of that batch that starts from now on (a pass under way may
+        still apply it)."""
         future = waiting[1]
         if not future.cancel() and not future.cancelled():
             future.exception()  # answered already, but nobody is left to read it
@@ -350,7 +355,13 @@ class RoomService:
                     again = True
                     break
                 except Exception as exc:  # a bug in one command fails that command alone
-                    outcomes[i] = exc
+                    # (A future refuses StopIteration, which would end its awaiter as if it
+                    # had returned: that bug is handed on as a RuntimeError.)
+                    outcomes[i] = (
+                        RuntimeError(f"a command raised {exc!r}")
+                        if isinstance(exc, StopIteration)
+                        else exc
+                    )
                     judged.append(i)
                     continue
                 if change.entry is None:

@@ -300,3 +300,50 @@ async def test_a_command_whose_batch_is_cancelled_before_it_runs_is_answered() -
     assert room is not None and room.chat == ()
     assert (await service.change(code, _chat(ana, 1, "one"))).result_version == room.version + 1
     assert not service._waiting, "nothing is left waiting"
+
+
+async def test_a_command_that_raises_stop_iteration_fails_alone_in_its_batch() -> None:
+    """A future cannot hold StopIteration: a command with that bug must still fail alone,
+    not leave itself and every command after it in the batch unanswered."""
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, _ben, cy) = await _room_with_seats(service, 3)
+
+    def broken(room: Room) -> Change:
+        raise StopIteration
+
+    outcomes = await asyncio.wait_for(
+        _queued_behind_a_held_save(
+            store, service, code, _chat(ana, 1, "one"), [broken, _chat(cy, 1, "three")]
+        ),
+        5,
+    )
+    assert isinstance(outcomes[1], RuntimeError) and "StopIteration" in str(outcomes[1])
+    assert [o.result_version for o in (outcomes[0], outcomes[2])] == [5, 6]  # type: ignore[union-attr]
+    room = await service.get(code)
+    assert room is not None and [line.text for line in room.chat] == ["one", "three"]
+
+
+async def test_a_batch_cancelled_mid_save_answers_it_interrupted_and_the_queue_not_made() -> None:
+    """Shutdown cancels the room's task while a save is under way: that batch's caller hears
+    it may or may not have been applied, the commands queued behind it that they were not
+    (and they are not), and nothing is left waiting."""
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben, cy) = await _room_with_seats(service, 3)
+    before = asyncio.all_tasks()
+    _gate, first = await _held(store, service, code, _chat(ana, 1, "one"))
+    queued = [
+        asyncio.create_task(service.change(code, c))
+        for c in (_chat(ben, 1, "two"), _chat(cy, 1, "three"))
+    ]
+    await asyncio.sleep(0)  # both are queued behind the save
+    (batch,) = asyncio.all_tasks() - before - {first, *queued}
+    batch.cancel()
+    outcomes = await asyncio.wait_for(asyncio.gather(first, *queued, return_exceptions=True), 5)
+    assert all(isinstance(o, StoreUnavailable) for o in outcomes), outcomes
+    assert "find out" in str(outcomes[0])
+    assert all("not made" in str(o) for o in outcomes[1:])
+    room = await service.get(code)
+    assert room is not None and room.chat == (), "the held save never happened"
+    assert not service._waiting and not service._draining
