@@ -518,11 +518,17 @@ def paired_ratios(
     set a fast minute of one against a slow minute of the other."""
     ratio: dict[str, float | None] = {}
     for key in keys:
-        pairs = [
-            p[key] / b[key] for b, p in zip(runs["baseline"], runs["parlor"], strict=True) if b[key]
-        ]
+        pairs = round_ratios(runs, key)
         ratio[key] = round(statistics.median(pairs), 3) if pairs else None
     return ratio
+
+
+def round_ratios(runs: dict[Server, list[dict[str, Any]]], key: str) -> list[float]:
+    """Parlor's figure over the baseline's, round by round (a round whose baseline figure is
+    0 is left out)."""
+    return [
+        p[key] / b[key] for b, p in zip(runs["baseline"], runs["parlor"], strict=True) if b[key]
+    ]
 
 
 async def compare(
@@ -560,11 +566,7 @@ async def compare(
         "median": median,
         "ratio": ratio,
         "round_ratios": {
-            f.key: [
-                round(p[f.key] / b[f.key], 3)
-                for b, p in zip(runs["baseline"], runs["parlor"], strict=True)
-                if b[f.key]
-            ]
+            f.key: [round(x, 3) for x in round_ratios(runs, f.key)]
             for f in FIGURES
             if f.target is not None
         },

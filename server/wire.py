@@ -7,7 +7,7 @@ A client asks for JSON with ``?format=json`` or the ``parlor.json`` subprotocol;
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any
 
@@ -90,14 +90,12 @@ def state_frames(
         else:
             pieces = (pack(own),)
         frames.append(
-            b"".join(
-                (head, _small(you, pack), _LAST_SEQ, _small(last_seq, pack), shown, *pieces, tail)
-            )
+            b"".join((head, _small(you), _LAST_SEQ, _small(last_seq), shown, *pieces, tail))
         )
     return frames
 
 
-def _small(value: int | None, pack: Callable[[Any], bytes]) -> bytes:
+def _small(value: int | None) -> bytes:
     """A seat index or seq: msgpack's one-byte forms for None and 0-127, else packed."""
     if value is None:
         return b"\xc0"
