@@ -31,7 +31,7 @@ def measure(actions: int, seed: int = 1) -> dict[str, float]:
     for i in range(SEATS):
         room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
     host = room.seats[0].id
-    room = commands.start(room, host, seed, 0.0).room
+    room = commands.start(room, host, commands.Context(now=0.0, seed=seed)).room
     ctx = Context(now=1.0, seed=seed, limits=Limits())
     rnd = random.Random(seed)
     spent: dict[str, float] = {}
@@ -47,7 +47,7 @@ def measure(actions: int, seed: int = 1) -> dict[str, float]:
     while done < actions:
         if room.phase.value != "playing":
             seqs[host] += 1
-            room = commands.rematch(room, host, rnd.randrange(1 << 30), 1.0).room
+            room = commands.rematch(room, host, commands.Context(now=1.0, seed=rnd.randrange(1 << 30))).room
             continue
         state = room.state
         index = rnd.choice(sorted(room.game.to_act(state)))

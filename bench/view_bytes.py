@@ -76,7 +76,11 @@ def seated_room(game_id: str, seats: int, seed: int) -> Room:
         room = change.room
     host = room.host
     assert host is not None
-    return commands.start(room, host, seed, START, hashlib.sha256(sealed.encode()).hexdigest()).room
+    ctx = commands.Context(
+        now=START, seed=seed, seal=hashlib.sha256(sealed.encode()).hexdigest(),
+        limits=commands.Limits(commit_window=0.0),
+    )  # fmt: skip
+    return commands.start(room, host, ctx).room
 
 
 def encoded(room: Room, now: float, sent: int, fmt: Format) -> list[bytes]:

@@ -3,10 +3,11 @@
 Whenever an instance fans out a room it asks :meth:`Bots.consider` what must happen next
 without anyone's input: a bot move (a bot seat, or an away seat, is to act), a seat whose turn
 timer runs out at the room's ``deadline``, a seat to act whose player has been disconnected
-for the grace period (a bot takes it over until they return), or a host who has been gone for
-the grace period (the first connected person takes over). In a game's pause (Number Swap's
-round end) the deadline is the pause's own, and running out of it is not being away (see
-``commands.timeout``). Several instances may plan the same
+for the grace period (a bot takes it over until they return), a host who has been gone for
+the grace period (the first connected person takes over), or the end of a deal's sealing
+stage (the commitments lock, or the game is dealt: docs/fairplay.md). In a game's pause
+(Number Swap's round end) the deadline is the pause's own, and running out of it is not being
+away (see ``commands.timeout``). Several instances may plan the same
 thing; each is a command bound to the version it was planned for, so the compare-and-set lets
 exactly one of them through and the others find it stale. The deadline lives in the room
 record, so an instance that never saw the turn start enforces it all the same.
@@ -18,6 +19,7 @@ import asyncio
 import logging
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 from server import commands
 from server.commands import Change
@@ -30,7 +32,7 @@ log = logging.getLogger(__name__)
 
 Plan = Callable[[Room], Change]
 #: A planned command: when it is due (loop time), the room it was planned on, what it is
-#: ("bot", "timeout", "takeover" or "host") and for whose seat (see Bots._command).
+#: ("bot", "timeout", "takeover", "host" or "seal") and for whose seat (see Bots._command).
 _Due = tuple[float, Room, str, int | None]
 #: How long before its time a timer may fire and still count as on time.
 _EARLY = 0.002
@@ -89,6 +91,10 @@ class Bots:
                         due.append((now + wait, room, "timeout", sid))
                     if sid not in connected:
                         due.append((now + self._grace, room, "takeover", sid))
+        if room.sealing is not None:
+            # The deal's sealing stage ends by itself: commitments lock, or the game is dealt.
+            wait = max(0.0, room.sealing.until - self._service.clock())
+            due.append((now + wait, room, "seal", None))
         if room.host is not None and room.host not in connected and connected:
             due.append((now + self._grace, room, "host", None))
         if len(due) > 1:
@@ -105,6 +111,11 @@ class Bots:
             return lambda r: commands.bot_move(r, version, clock(), max_pause=max_pause)
         if what == "host":
             return lambda r: commands.pass_host(r, version, self.presence_of(r.code), clock())
+        if what == "seal":
+            # Not bound to the version: commitments and reveals change the room without
+            # moving the stage's end; the stage itself is what makes it exactly-once.
+            ctx = self._service.context()
+            return lambda r: commands.seal_due(r, replace(ctx, now=clock()))
         assert seat_id is not None
         if what == "timeout":
             return lambda r: commands.timeout(r, version, seat_id, clock(), max_pause=max_pause)
@@ -178,10 +189,14 @@ class Bots:
     async def _run(self, room: Room, command: Plan, what: str) -> None:
         try:
             await self._service.change(room.code, command)
-            if what != "host":
+            if what not in ("host", "seal"):
                 self._service.metrics.bot_moves += 1
         except Stale:
-            pass  # another instance (or a player) moved first, or the player came back
+            # Another instance (or a player) moved first, or the player came back. A sealing
+            # stage found not yet over (the loop's timer and the server's clock disagree by a
+            # little) is planned again at the next look at the room.
+            if what == "seal":
+                self._unplan(room)
         except ParlorError as exc:
             # The room is gone or busy: the next look at it plans the move again.
             log.info("%s in %s skipped: %s", what, room.code, exc.message)

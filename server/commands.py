@@ -22,7 +22,6 @@ from rules.contract import BOT_LEVELS, DEFAULT_BOT_LEVEL, Event
 from rules.errors import RulesError
 from rules.evolve import replace
 from rules.registry import get_game
-from rules.rng import Rng
 from server import records, rooms
 from server.errors import RoomError, Stale
 from server.protocol import (
@@ -31,7 +30,7 @@ from server.protocol import (
     Back,
     BotLevelMessage,
     Chat,
-    Contribute,
+    Commit,
     ErrorCode,
     GiveHost,
     Kick,
@@ -39,11 +38,12 @@ from server.protocol import (
     Lock,
     Options,
     Rematch,
+    Reveal,
     Sequenced,
     SitOut,
     Start,
 )
-from server.rooms import ChatLine, Phase, Room, Seat
+from server.rooms import ChatLine, Phase, Room, Sealing, Seat
 
 MAX_SEATS = 8
 #: How far past its ``last_seq`` a seat's next command may jump. A client that lost count
@@ -64,6 +64,11 @@ class Limits:
     max_turn_timer: float = 600.0
     #: The longest a game's pause may last (see :func:`turn_deadline`).
     max_pause: float = math.inf
+    #: How long a start or rematch waits for the seated people's browsers to commit to their
+    #: contributions (0: the commitments made so far are locked at once), and then for them
+    #: to reveal the values (docs/fairplay.md).
+    commit_window: float = 15.0
+    reveal_window: float = 10.0
 
     @property
     def timer_range(self) -> tuple[float, float]:
@@ -143,7 +148,11 @@ def turn_deadline(old: Room, new: Room, now: float, max_pause: float = math.inf)
 
     A pause (``Game.pause_limit``) has a clock of its own, whatever the turn timer, even off:
     it ends at the game's limit (at most ``max_pause``) after the pause began, and does not
-    start again as seats get ready within it."""
+    start again as seats get ready within it.
+
+    While a deal is being sealed, it is when the sealing's stage ends."""
+    if new.sealing is not None:
+        return new.sealing.until
     if new.phase is not Phase.PLAYING or not timed_seats(new):
         return 0.0
     pause = pause_limit(new)
@@ -343,10 +352,6 @@ def create(
     )
 
 
-#: A contribution to the next deal: (value, the commitment it was made after seeing).
-Contribution = tuple[str, str]
-
-
 def join(
     room: Room,
     name: str,
@@ -354,24 +359,23 @@ def join(
     now: float,
     *,
     name_max: int,
-    contribution: Contribution | None = None,
 ) -> Change:
-    """A new seat, or (for a token that already holds one: a resent join) that seat again.
-
-    A ``contribution`` comes with the seat if it is for the next deal's commitment (one for
-    another is left out: the client sends it again once it sees the commitment)."""
+    """A new seat, or (for a token that already holds one: a resent join) that seat again."""
     held = room.seat_by_token(token_hash)
     if held is not None:
         return Change(room, None, held.id)
     name = clean_text(name, name_max, "name")
     if room.phase is not Phase.LOBBY:
         raise RoomError(ErrorCode.IN_PROGRESS, "The game has started; you can watch instead")
+    if room.sealing is not None and room.sealing.locked is not None:
+        raise RoomError(
+            ErrorCode.IN_PROGRESS, "The cards are being dealt; you can watch, or join next game"
+        )
     if room.locked:
         raise RoomError(ErrorCode.ROOM_LOCKED, "The host has locked this room")
     if len(room.seats) >= _seat_limit(room):
         raise RoomError(ErrorCode.ROOM_FULL, "Every seat is taken; you can watch instead")
-    value = _accepted(room, contribution)
-    seat = Seat(id=room.next_id, name=name, token_hash=token_hash, contribution=value)
+    seat = Seat(id=room.next_id, name=name, token_hash=token_hash)
     seats = (*room.seats, seat)
     host = room.host if room.host is not None else seat.id
     new = _bump(room, now, seats=seats, next_id=room.next_id + 1, host=host)
@@ -385,14 +389,28 @@ def _without(room: Room, seat_id: int, now: float, kind: str) -> Change:
     else:
         # Mid-game the seat must stay: a bot plays it from now on (and a bot contributes
         # nothing to the next deal).
-        seats = _with_seat(room, index, replace(seat, token_hash=None, away=False, contribution=""))
+        seats = _with_seat(room, index, replace(seat, token_hash=None, away=False, commitment=""))
     new = _bump(room, now, seats=seats, host=None if room.host == seat_id else room.host)
     new = replace(new, host=_pass_host(new, seats))
     return Change(new, {"kind": kind, "seat_id": seat_id}, seat_id)
 
 
-def leave(room: Room, seat_id: int, now: float) -> Change:
-    return _without(room, seat_id, now, "leave")
+def leave(room: Room, seat_id: int, now: float, ctx: Context | None = None) -> Change:
+    """A person leaves (in the lobby the seat goes; in a game a bot plays it). While the host's
+    start waits for commitments, a leave that leaves everyone else committed locks them
+    (``ctx`` gives the deal its randomness if that deals at once); one that leaves no person
+    at the table calls the deal off."""
+    change = _without(room, seat_id, now, "leave")
+    new = change.room
+    if new.sealing is None or new.sealing.locked is not None:
+        return change
+    if not _people(new):
+        return replace(change, room=replace(new, sealing=None, deadline=0.0))
+    if ctx is not None and _all_committed(new):
+        # One change, one version: the lock is made on the room as the leave left it, at
+        # the version before.
+        return _lock(replace(new, version=room.version), ctx, change.entry or {}, seat_id)
+    return change
 
 
 def kick(room: Room, by: int | None, target: int, now: float) -> Change:
@@ -400,6 +418,7 @@ def kick(room: Room, by: int | None, target: int, now: float) -> Change:
     if target == by:
         raise RoomError(ErrorCode.BAD_MESSAGE, "Use leave to leave the room")
     _, seat = _seat(room, target)
+    _require_no_deal_under_way(room)
     if seat.bot and room.phase is not Phase.LOBBY:
         raise RoomError(ErrorCode.WRONG_PHASE, "A bot seat can only be removed in the lobby")
     return _without(room, target, now, "kick")
@@ -415,53 +434,130 @@ def back(room: Room, seat_id: int, now: float, *, max_pause: float = math.inf) -
     return Change(new, {"kind": "back", "seat_id": seat_id}, seat_id)
 
 
-def _accepted(room: Room, contribution: Contribution | None) -> str:
-    """The value of a contribution that counts for the next deal now, else ""."""
-    if contribution is None or room.phase is Phase.PLAYING or not room.next_seed:
-        return ""
-    value, seen = contribution
-    if seen != room.next_commitment or not records.CONTRIBUTION.fullmatch(value):
-        return ""
-    return value
+# -- sealing a deal (docs/fairplay.md) ----------------------------------------------------------
 
 
-def contribute(room: Room, seat_id: int, value: str, seen: str, now: float) -> Change:
-    """A seat's contribution to the next deal's seed, made after seeing its commitment
-    ``seen`` (docs/fairplay.md). A seat may replace its contribution until the deal."""
+def _require_no_deal_under_way(room: Room) -> None:
+    if room.sealing is not None:
+        raise RoomError(
+            ErrorCode.DEALING, "The cards are being dealt; change the table after the deal"
+        )
+
+
+def commit(room: Room, seat_id: int, hashed: str, seen: str, ctx: Context) -> Change:
+    """A seat's browser commits to its secret contribution to the next deal: ``hashed`` is
+    the SHA-256 of the value, made after seeing the server's commitment ``seen``. It may be
+    replaced until the commitments are locked; one that completes the table's set while the
+    host's start waits for it locks them at once."""
     index, seat = _seat(room, seat_id)
     if room.phase is Phase.PLAYING:
         raise RoomError(
-            ErrorCode.WRONG_PHASE, "This game is dealt; contribute to the next deal after it"
+            ErrorCode.WRONG_PHASE, "This game is dealt; commit to the next deal after it"
         )
     if not room.next_seed:
         raise RoomError(ErrorCode.WRONG_PHASE, "This room's deals are not sealed")
     if seen != room.next_commitment:
         raise RoomError(
             ErrorCode.WRONG_COMMITMENT,
-            "That contribution was made for another commitment; "
-            f"the next deal's is {room.next_commitment[:8]}…",
+            "That commitment was made for another deal; "
+            f"the next deal's server commitment is {room.next_commitment[:8]}…",
             commitment=room.next_commitment,
         )
-    if not records.CONTRIBUTION.fullmatch(value):
-        raise RoomError(ErrorCode.BAD_MESSAGE, "A contribution is 16 to 64 lowercase hex digits")
+    if not records.HASH.fullmatch(hashed):
+        raise RoomError(ErrorCode.BAD_MESSAGE, "A commitment is 64 lowercase hex digits")
     if seat.bot:
         raise RoomError(ErrorCode.BAD_MESSAGE, "A bot seat does not contribute")
-    if seat.contribution == value:
+    if room.sealing is not None and room.sealing.locked is not None:
+        raise RoomError(
+            ErrorCode.NOT_LOCKED_IN,
+            "The commitments for this deal are locked; yours counts from the next one",
+        )
+    if seat.commitment == hashed:
         return Change(room, None, seat_id)
-    seats = _with_seat(room, index, replace(seat, contribution=value))
-    entry = {"kind": "contribute", "seat_id": seat_id, "value": value}
-    return Change(_bump(room, now, seats=seats), entry, seat_id)
+    seats = _with_seat(room, index, replace(seat, commitment=hashed))
+    entry = {"kind": "commit", "seat_id": seat_id, "hash": hashed}
+    staged = replace(room, seats=seats)
+    if staged.sealing is not None and _all_committed(staged):
+        return _lock(staged, ctx, entry, seat_id)
+    return Change(_bump(room, ctx.now, seats=seats), entry, seat_id)
 
 
-def contribute_on_resume(
-    room: Room, seat_id: int, contribution: Contribution, now: float
-) -> Change:
-    """A contribution sent with ``resume``: taken if :func:`contribute` takes it, else left
-    out without a refusal (the resume itself succeeded)."""
-    try:
-        return contribute(room, seat_id, *contribution, now)
-    except RoomError:
+def reveal(room: Room, seat_id: int, value: str, ctx: Context) -> Change:
+    """The value behind a seat's locked commitment. The one that completes the set deals."""
+    _, seat = _seat(room, seat_id)
+    sealing = room.sealing
+    if sealing is None or sealing.locked is None:
+        raise RoomError(
+            ErrorCode.WRONG_PHASE, "Values are revealed once the commitments are locked"
+        )
+    locked = dict(sealing.locked).get(seat_id)
+    if locked is None or seat.bot:
+        raise RoomError(
+            ErrorCode.NOT_LOCKED_IN,
+            "Your browser's commitment was not locked in for this deal; it counts from the next",
+        )
+    if not records.CONTRIBUTION.fullmatch(value):
+        raise RoomError(ErrorCode.BAD_MESSAGE, "A contribution is 64 lowercase hex digits")
+    if records.contribution_commitment(value) != locked:
+        raise RoomError(
+            ErrorCode.WRONG_COMMITMENT, "That value does not match your locked commitment"
+        )
+    if any(sid == seat_id for sid, _ in sealing.revealed):
         return Change(room, None, seat_id)
+    sealing = replace(sealing, revealed=(*sealing.revealed, (seat_id, value)))
+    entry = {"kind": "reveal", "seat_id": seat_id}
+    if len(sealing.revealed) == len(sealing.locked or ()):
+        return replace(_sealed_deal(replace(room, sealing=sealing), ctx, entry), seat_id=seat_id)
+    return Change(_bump(room, ctx.now, sealing=sealing), entry, seat_id)
+
+
+def seal_due(room: Room, ctx: Context) -> Change:
+    """The sealing's stage has run out of time (planned for ``until``): the commitments made
+    so far are locked, or the game is dealt with the values revealed so far. Refused as
+    stale before its time, or when there is no sealing (exactly once, on any instance)."""
+    sealing = room.sealing
+    if sealing is None or ctx.now < sealing.until:
+        raise Stale()
+    if sealing.locked is None:
+        return _lock(room, ctx, {"kind": "lock"}, None)
+    return _sealed_deal(room, ctx, {"kind": "reveal_due"})
+
+
+def _people(room: Room) -> list[Seat]:
+    return [s for s in room.seats if not s.bot]
+
+
+def _all_committed(room: Room) -> bool:
+    return all(s.commitment for s in _people(room))
+
+
+def _lock(room: Room, ctx: Context, entry: dict[str, Any], seat_id: int | None) -> Change:
+    """Lock the commitments: from now on nothing can be added, and the browsers reveal.
+    With none to wait for, deal at once. ``room`` is at the version before the change (which
+    may already hold the rest of it): this makes one new version, as every change does."""
+    assert room.sealing is not None
+    locked = tuple((s.id, s.commitment) for s in _people(room) if s.commitment)
+    if not locked:
+        return replace(_sealed_deal(room, ctx, entry), seat_id=seat_id)
+    sealing = replace(room.sealing, locked=locked, until=ctx.now + ctx.limits.reveal_window)
+    new = _bump(room, ctx.now, sealing=sealing)
+    return Change(new, {**entry, "locked": len(locked)}, seat_id)
+
+
+def _sealed_deal(room: Room, ctx: Context, trigger: dict[str, Any]) -> Change:
+    """Deal from the sealing: each locked commitment of a seat still a person's, and the
+    value revealed for it (or "" if it was not revealed in time). The move-log entry is the
+    deal's (``start`` or ``rematch``), with what made it happen as its ``trigger``."""
+    sealing = room.sealing
+    assert sealing is not None
+    locked = dict(sealing.locked or ())
+    revealed = dict(sealing.revealed)
+    commitments = tuple("" if s.bot else locked.get(s.id, "") for s in room.seats)
+    values = tuple(
+        revealed.get(s.id, "") if commitments[i] else "" for i, s in enumerate(room.seats)
+    )
+    dealt = _deal(room, ctx, sealing.kind, commitments, values)
+    return replace(dealt, entry={**(dealt.entry or {}), "trigger": trigger}, seat_id=sealing.by)
 
 
 # -- host powers ---------------------------------------------------------------------------------
@@ -470,6 +566,7 @@ def contribute_on_resume(
 def add_bot(room: Room, by: int | None, now: float, level: str = DEFAULT_BOT_LEVEL) -> Change:
     _require_host(room, by)
     _require_phase(room, Phase.LOBBY)
+    _require_no_deal_under_way(room)
     _require_level(level)
     if len(room.seats) >= _seat_limit(room):
         raise RoomError(ErrorCode.ROOM_FULL, "Every seat is taken")
@@ -483,6 +580,7 @@ def bot_level(room: Room, by: int | None, target: int, level: str, now: float) -
     """The host changes a bot's level: before a game starts (the lobby, or after one ends)."""
     _require_host(room, by)
     _require_phase(room, Phase.LOBBY, Phase.FINISHED)
+    _require_no_deal_under_way(room)
     _require_level(level)
     index, seat = _seat(room, target)
     if not seat.bot:
@@ -526,6 +624,7 @@ def configure(
     # at any time (a host who sees a friend struggling, or one who fell asleep).
     if options is not None:
         _require_phase(room, Phase.LOBBY, Phase.FINISHED)
+        _require_no_deal_under_way(room)
     changes: dict[str, Any] = {}
     if options is not None:
         parsed = room.game.parse_options({**room.options, **options})
@@ -539,42 +638,55 @@ def configure(
     return Change(_bump(room, now, **changes), entry, by)
 
 
-def _deal(room: Room, seed: int, seal: str, now: float, kind: str) -> Change:
-    """Deal a game (docs/fairplay.md): from the room's committed server seed and every seat's
-    contribution, in seat order; ``seal`` becomes the next deal's server seed. A room without
-    a committed seed (made before deals were sealed) deals from ``seed``, unsealed."""
-    contributions = tuple(s.contribution for s in room.seats)
+def _deal(
+    room: Room,
+    ctx: Context,
+    kind: str,
+    commitments: tuple[str, ...] = (),
+    values: tuple[str, ...] = (),
+) -> Change:
+    """Deal a game (docs/fairplay.md): from the room's committed server seed, the room code,
+    the game's number and each seat's revealed contribution, in seat order; ``ctx.seal``
+    becomes the next deal's server seed. A room without a committed seed (made before deals
+    were sealed) deals from ``ctx.seed``, unsealed."""
+    number = room.round + 1
+    commitments = commitments or tuple("" for _ in room.seats)
+    values = values or tuple("" for _ in room.seats)
     sealed = bool(room.next_seed)
+    seal, seed = ctx.seal, ctx.seed
     if sealed and not seal:
         # A sealed room stays sealed: its next deal needs a fresh server seed (a caller's bug).
         raise ValueError("a sealed room's deal needs the next server seed")
     if sealed:
-        seed = records.deal_seed(room.next_seed, contributions)
+        seed = records.deal_seed(room.next_seed, values, room.code, number)
     state = room.game.new_game(len(room.seats), room.options, seed)
-    seats = tuple(replace(s, away=False, contribution="") for s in room.seats)
-    number = room.round + 1
-    deal = rooms.Deal(number, room.next_seed, room.next_commitment, contributions, sealed)
+    seats = tuple(replace(s, away=False, commitment="") for s in room.seats)
+    deal = rooms.Deal(
+        number, room.next_seed, room.next_commitment, values, sealed, commitments, records.FORMAT
+    )
     new = _bump(
         room,
-        now,
+        ctx.now,
         phase=Phase.PLAYING,
         state=state,
         seed=seed,
         round=number,
         seats=seats,
         deal=deal,
-        next_seed=seal,
-        next_commitment=records.commitment(seal) if seal else "",
+        next_seed=seal if sealed else "",
+        next_commitment=records.commitment(seal) if sealed else "",
+        sealing=None,
     )
     archived = records.deal_entry(
         round=number,
         version=new.version,
         game=room.game_id,
         options=room.options,
-        seats=[(s.name, s.bot) for s in room.seats],
+        seats=[(s.name, s.bot, s.level) for s in room.seats],
         server_seed=room.next_seed,
         commitment=room.next_commitment,
-        contributions=contributions,
+        commitments=commitments,
+        contributions=values,
         seed=seed,
         sealed=sealed,
     )
@@ -582,20 +694,36 @@ def _deal(room: Room, seed: int, seal: str, now: float, kind: str) -> Change:
     return Change(new, entry, archive=(archived,))
 
 
-def start(room: Room, by: int | None, seed: int, now: float, seal: str = "") -> Change:
-    """Start the first game, from the lobby."""
+def _ask_deal(room: Room, by: int | None, ctx: Context, kind: str) -> Change:
+    """The host's start or rematch: a sealed room starts sealing the deal (it waits at most
+    ``ctx.limits.commit_window`` for the seated people's commitments), an unsealed one deals
+    at once. Asked again while the deal is under way, it changes nothing."""
+    if room.sealing is not None:
+        return Change(room, None, by)
+    if not room.next_seed:
+        return replace(_deal(room, ctx, kind), seat_id=by)
+    sealing = Sealing(kind=kind, by=by, until=ctx.now + ctx.limits.commit_window)
+    entry = {"kind": "deal_asked", "deal": kind}
+    if _all_committed(room) or ctx.limits.commit_window <= 0:
+        return _lock(replace(room, sealing=sealing), ctx, entry, by)
+    return Change(_bump(room, ctx.now, sealing=sealing), entry, by)
+
+
+def start(room: Room, by: int | None, ctx: Context) -> Change:
+    """Start the first game, from the lobby (once its deal is sealed)."""
     _require_host(room, by)
     if room.phase is not Phase.LOBBY:
         raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot start while {room.phase.value}")
-    return replace(_deal(room, seed, seal, now, "start"), seat_id=by)
+    return _ask_deal(room, by, ctx, "start")
 
 
-def rematch(room: Room, by: int | None, seed: int, now: float, seal: str = "") -> Change:
-    """A new game once the last one is over: same seats, same options."""
+def rematch(room: Room, by: int | None, ctx: Context) -> Change:
+    """A new game once the last one is over: same seats, same options (once its deal is
+    sealed)."""
     _require_host(room, by)
     if room.phase is not Phase.FINISHED:
         raise RoomError(ErrorCode.WRONG_PHASE, f"Cannot rematch while {room.phase.value}")
-    return replace(_deal(room, seed, seal, now, "rematch"), seat_id=by)
+    return _ask_deal(room, by, ctx, "rematch")
 
 
 def chat(room: Room, seat_id: int, text: str, now: float, *, limit: int, keep: int) -> Change:
@@ -682,10 +810,11 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
     Kick: lambda r, sid, m, ctx: kick(r, sid, m.id, ctx.now),
     GiveHost: lambda r, sid, m, ctx: give_host(r, sid, m.id, ctx.now),
     Lock: lambda r, sid, m, ctx: lock(r, sid, m.locked, ctx.now),
-    Start: lambda r, sid, m, ctx: start(r, sid, ctx.seed, ctx.now, ctx.seal),
-    Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx.seed, ctx.now, ctx.seal),
-    Contribute: lambda r, sid, m, ctx: contribute(r, sid, m.value, m.commitment, ctx.now),
-    Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now),
+    Start: lambda r, sid, m, ctx: start(r, sid, ctx),
+    Rematch: lambda r, sid, m, ctx: rematch(r, sid, ctx),
+    Commit: lambda r, sid, m, ctx: commit(r, sid, m.hash, m.commitment, ctx),
+    Reveal: lambda r, sid, m, ctx: reveal(r, sid, m.value, ctx),
+    Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now, ctx),
     SitOut: lambda r, sid, m, ctx: sit_out(r, sid, m.id, ctx.now),
     Back: lambda r, sid, m, ctx: back(r, sid, ctx.now, max_pause=ctx.limits.max_pause),
 }
@@ -715,8 +844,9 @@ def bot_seats(room: Room) -> list[int]:
 
 def _bot_action(room: Room, index: int) -> Any | None:
     """The bot's move for seat ``index``, or None if it chooses to wait (see the contract)."""
-    # Seeded by (game seed, version, seat): every instance would pick the same move.
-    rng = Rng.from_seed(room.seed ^ (room.version * 0x9E3779B1) ^ (index << 48))
+    # Seeded by (game seed, version, seat): every instance would pick the same move, and
+    # parlor verify picks it again from the record.
+    rng = records.bot_rng(room.seed, room.version, index)
     seat = room.seats[index]
     # A bot seat plays at its level; a bot standing in for an absent person, at the default.
     level = seat.level if seat.bot else DEFAULT_BOT_LEVEL

@@ -135,6 +135,12 @@ class Settings:
     #: Longest a game's pause may last, in seconds: a phase that ends by itself, such as
     #: Number Swap's round end, which asks for 30 s (``Game.pause_limit``). Tests lower it.
     max_pause: Annotated[float, Range(0)] = 60.0
+    #: Seconds the host's start (or rematch) waits for every seated person's browser to
+    #: commit to its contribution before the commitments are locked without the missing
+    #: ones (0: lock what there is at once), and then for the locked values to be revealed
+    #: (docs/fairplay.md).
+    commit_window: Annotated[float, Range(0)] = 15.0
+    reveal_window: Annotated[float, Range(0)] = 10.0
     #: A room nobody touched for this long disappears.
     room_ttl: float = 24 * 3600.0
 

@@ -50,8 +50,13 @@ class ErrorCode(StrEnum):
     #: A game record that does not exist, or is asked for before the game is over.
     NO_GAME = "no_game"
     NOT_OVER = "not_over"
-    #: A contribution made for a commitment that is not the next deal's (docs/fairplay.md).
+    #: A commitment made after seeing a server commitment that is not the next deal's, or a
+    #: revealed value that does not match the seat's locked commitment (docs/fairplay.md).
     WRONG_COMMITMENT = "wrong_commitment"
+    #: A commitment sent after the set was locked, or a reveal from a seat not in it.
+    NOT_LOCKED_IN = "not_locked_in"
+    #: The host's start or rematch is being sealed: seats and options wait for the deal.
+    DEALING = "dealing"
     # The rules (codes of rules.errors, passed through unchanged)
     INVALID_ACTION = "invalid_action"
     ILLEGAL_ACTION = "illegal_action"
@@ -96,16 +101,8 @@ class _Message(BaseModel):
 
 #: 64 lowercase hex digits: a SHA-256, as the server writes commitments.
 Hash = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
-#: A client's random contribution to a deal's seed: 16 to 64 lowercase hex digits.
-ContributionValue = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{16,64}$")]
-
-
-class ContributionBody(_Message):
-    """A contribution to the next deal (docs/fairplay.md), with the commitment the client saw
-    before choosing it."""
-
-    value: ContributionValue
-    commitment: Hash
+#: A client's secret contribution to a deal's seed: 32 random bytes, as 64 lowercase hex digits.
+ContributionValue = Annotated[StrictStr, Field(pattern=r"^[0-9a-f]{64}$")]
 
 
 class Join(_Message):
@@ -114,13 +111,11 @@ class Join(_Message):
     #: Chosen by the client and kept until it has its token: a join resent with the same key
     #: (after a lost ``welcome``) gets the same seat and token back instead of a second seat.
     key: Key
-    contribution: ContributionBody | None = None
 
 
 class Resume(_Message):
     type: Literal["resume"]
     token: Token
-    contribution: ContributionBody | None = None
 
 
 class Watch(_Message):
@@ -199,12 +194,21 @@ class Rematch(Sequenced):
     type: Literal["rematch"]
 
 
-class Contribute(Sequenced):
-    """The seat's contribution to the next deal's seed, made after seeing ``commitment``."""
+class Commit(Sequenced):
+    """The seat's browser commits to a secret value for the next deal (docs/fairplay.md):
+    ``hash`` is the SHA-256 of the value's 32 bytes, made after seeing the server's
+    ``commitment``. The value stays with the browser until the commitments are locked."""
 
-    type: Literal["contribute"]
-    value: ContributionValue
+    type: Literal["commit"]
     commitment: Hash
+    hash: Hash
+
+
+class Reveal(Sequenced):
+    """The value behind the seat's locked commitment, once the commitments are locked."""
+
+    type: Literal["reveal"]
+    value: ContributionValue
 
 
 class Leave(Sequenced):
@@ -240,7 +244,8 @@ ClientMessage = Annotated[
     | Lock
     | Start
     | Rematch
-    | Contribute
+    | Commit
+    | Reveal
     | Leave
     | Back
     | Sync
@@ -249,7 +254,7 @@ ClientMessage = Annotated[
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot, BotLevelMessage),
-    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Contribute, Leave, Back, Sync, Ping),
+    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Commit, Reveal, Leave, Back, Sync, Ping),
 )
 _TYPE_OF: dict[type[_Message], str] = {
     m: m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]

@@ -43,9 +43,11 @@ class Seat:
     #: A bot seat's level (rules/contract.py BOT_LEVELS); a bot playing for an away person
     #: plays at the default level whatever this says.
     level: str = DEFAULT_BOT_LEVEL
-    #: The seat's contribution to the next deal's seed (docs/fairplay.md), "" for none. Public;
-    #: consumed by the deal.
-    contribution: str = ""
+    #: The commitment (SHA-256 of a secret value) this seat's browser sent for the next deal
+    #: (docs/fairplay.md), "" for none. Public; consumed by the deal. (A room stored by a
+    #: server before parlor-deal/2 holds a plain contribution here, which no value hashes
+    #: to: its slot is left empty, and the browser commits again.)
+    commitment: str = ""
     #: The packed form, made when the record is first encoded (see :func:`encode`).
     wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
     #: The seat as state messages last showed it: (connected, entry); see views.seat_info.
@@ -60,7 +62,7 @@ class Seat:
     def form(self) -> list[Any]:
         return [
             *(self.id, self.name, self.token_hash, self.away, self.last_seq, self.acks),
-            *(self.covered, self.level, self.contribution),
+            *(self.covered, self.level, self.commitment),
         ]
 
 
@@ -111,11 +113,39 @@ class Deal:
     server_seed: str
     #: SHA-256 of the server seed, published before any contribution to the deal was made.
     commitment: str
-    #: Each seat's contribution, in seat order ("" for a seat without one).
+    #: Each seat's revealed contribution, in seat order ("" for a seat without one).
     contributions: tuple[str, ...]
     #: False for a deal whose server seed was not committed to before the deal (a room made
     #: before deals were sealed).
     sealed: bool
+    #: The locked contribution commitments, in seat order ("" for a seat without one).
+    commitments: tuple[str, ...] = ()
+    #: The record format (and derivation) of the deal: 2 (``parlor-deal/2``), 1 before it.
+    format: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Sealing:
+    """A deal on its way (docs/fairplay.md): the host asked for it, and the seated people's
+    browsers first commit to secret values, then (once the commitments are locked) reveal
+    them. The deal is made when every locked value is revealed or ``until`` passes."""
+
+    #: "start" or "rematch".
+    kind: str
+    #: The seat id of the host who asked.
+    by: int | None
+    #: When this stage ends by itself (server clock): the commitments lock, or the deal is
+    #: made with the values revealed by then.
+    until: float
+    #: None while commitments are still taken; then (seat id, commitment) of each seat
+    #: whose commitment was locked, in seat order.
+    locked: tuple[tuple[int, str], ...] | None = None
+    #: (seat id, value) revealed for a locked commitment, in the order they came.
+    revealed: tuple[tuple[int, str], ...] = ()
+
+    def form(self) -> list[Any]:
+        locked = None if self.locked is None else [list(pair) for pair in self.locked]
+        return [self.kind, self.by, self.until, locked, [list(pair) for pair in self.revealed]]
 
 
 #: How many versions' events a room keeps: enough for a connection that missed a few
@@ -163,6 +193,8 @@ class Room:
     next_commitment: str = ""
     #: How the game in play or the last one was dealt; None before the first.
     deal: Deal | None = None
+    #: The next deal, while it is being sealed (after the host's start or rematch).
+    sealing: Sealing | None = None
 
     @property
     def game(self) -> Game[Any, Any]:
@@ -276,6 +308,7 @@ def _plain(room: Room) -> dict[str, Any]:
         "next_seed": room.next_seed,
         "next_commitment": room.next_commitment,
         "deal": None if room.deal is None else _deal_form(room.deal),
+        "sealing": None if room.sealing is None else room.sealing.form(),
     }
 
 
@@ -326,15 +359,28 @@ def decode(data: bytes) -> Room:
         next_seed=raw.get("next_seed", ""),
         next_commitment=raw.get("next_commitment", ""),
         deal=None if raw.get("deal") is None else _deal(raw["deal"]),
+        sealing=None if raw.get("sealing") is None else _sealing(raw["sealing"]),
     )
 
 
 def _deal_form(deal: Deal) -> list[Any]:
-    return [deal.round, deal.server_seed, deal.commitment, deal.contributions, deal.sealed]
+    return [
+        *(deal.round, deal.server_seed, deal.commitment, deal.contributions, deal.sealed),
+        *(deal.commitments, deal.format),
+    ]
 
 
 def _deal(raw: list[Any]) -> Deal:
-    return Deal(raw[0], raw[1], raw[2], tuple(raw[3]), raw[4])
+    # A deal stored before parlor-deal/2 has five fields: format 1.
+    commitments = tuple(raw[5]) if len(raw) > 5 else ()
+    fmt = raw[6] if len(raw) > 6 else 1
+    return Deal(raw[0], raw[1], raw[2], tuple(raw[3]), raw[4], commitments, fmt)
+
+
+def _sealing(raw: list[Any]) -> Sealing:
+    locked = None if raw[3] is None else tuple((int(a), str(b)) for a, b in raw[3])
+    revealed = tuple((int(a), str(b)) for a, b in raw[4])
+    return Sealing(raw[0], raw[1], raw[2], locked, revealed)
 
 
 def _seat(raw: list[Any]) -> Seat:
@@ -342,5 +388,5 @@ def _seat(raw: list[Any]) -> Seat:
     acks = tuple((int(a[0]), int(a[1]), str(a[2]) if len(a) > 2 else "") for a in kept)
     covered = raw[6] if len(raw) > 6 else 0
     level = raw[7] if len(raw) > 7 else DEFAULT_BOT_LEVEL
-    contribution = raw[8] if len(raw) > 8 else ""
-    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level, contribution)
+    commitment = raw[8] if len(raw) > 8 else ""
+    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level, commitment)

@@ -59,6 +59,8 @@ def limits_of(settings: Settings) -> Limits:
         min_turn_timer=settings.min_turn_timer,
         max_turn_timer=settings.max_turn_timer,
         max_pause=settings.max_pause,
+        commit_window=settings.commit_window,
+        reveal_window=settings.reveal_window,
     )
 
 

@@ -29,12 +29,14 @@ from server.protocol import (
     Chat,
     ClientMessage,
     CloseCode,
+    Commit,
     ErrorCode,
     Join,
     Leave,
     Ping,
     Rematch,
     Resume,
+    Reveal,
     Sequenced,
     Start,
     Sync,
@@ -194,7 +196,9 @@ class Session:
         if isinstance(message, Leave):
             # Stop the fan-out first so this connection is not told its own seat was revoked.
             self.hub.detach(self.conn)
-        ctx = self.service.context(fresh=isinstance(message, Start | Rematch))
+        # Randomness for the commands that may deal (a reveal or a commit can complete a deal).
+        dealing = isinstance(message, Start | Rematch | Commit | Reveal | Leave)
+        ctx = self.service.context(fresh=dealing)
         try:
             change = await self.service.change(
                 self.code, lambda r: commands.seated(r, seat_id, message, ctx)
@@ -222,16 +226,10 @@ class Session:
         if isinstance(message, Join):
             name, key, name_max = message.name, message.key, self.settings.name_max_len
             now = self.service.clock
-            offered = _offered(message)
             change = await self.service.change(
                 self.code,
                 lambda r: commands.join(
-                    r,
-                    name,
-                    hash_token(commands.seat_token(r, key)),
-                    now(),
-                    name_max=name_max,
-                    contribution=offered,
+                    r, name, hash_token(commands.seat_token(r, key)), now(), name_max=name_max
                 ),
             )
             seat_id, room = change.seat_id, change.room
@@ -256,13 +254,3 @@ class Session:
         if isinstance(message, Resume) and seat_id is not None:
             sid, now = seat_id, self.service.clock
             await self.service.change(self.code, lambda r: commands.back(r, sid, now()))
-            offered = _offered(message)
-            if offered is not None:
-                await self.service.change(
-                    self.code, lambda r: commands.contribute_on_resume(r, sid, offered, now())
-                )
-
-
-def _offered(message: Join | Resume) -> commands.Contribution | None:
-    body = message.contribution
-    return None if body is None else (body.value, body.commitment)

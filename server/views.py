@@ -42,16 +42,20 @@ def deal_info(room: Room) -> dict[str, Any]:
     first 8 hex digits, to show (every state message carries it, so it stays small; a client
     checks against the full commitment it saw in ``next_deal`` before the deal). Once the game
     is over, ``deal``: everything, the server seed and the deal seed included. ``next_deal``
-    while the next deal's contributions are open (the lobby, and after a game). Each is
-    absent when there is none."""
+    while the next deal is open (the lobby, and after a game): the server's commitment, each
+    seat's contribution commitment, and once the host has asked for the deal its ``stage``
+    ("commit", then "reveal" with the ``locked`` set and who has ``revealed``) and when the
+    stage ends (``until``, server clock). Each is absent when there is none."""
     info: dict[str, Any] = {}
     deal = room.deal
     if deal is not None:
         if room.phase is Phase.FINISHED:
             info["deal"] = {
                 "round": deal.round,
+                "format": deal.format,
                 "sealed": deal.sealed,
                 "commitment": deal.commitment,
+                "commitments": list(deal.commitments),
                 "contributions": list(deal.contributions),
                 "server_seed": deal.server_seed,
                 "seed": records.seed_hex(room.seed),
@@ -59,10 +63,22 @@ def deal_info(room: Room) -> dict[str, Any]:
         elif deal.sealed:
             info["seal"] = deal.commitment[:8]
     if room.next_commitment and room.phase is not Phase.PLAYING:
-        info["next_deal"] = {
+        next_deal: dict[str, Any] = {
             "commitment": room.next_commitment,
-            "contributions": [s.contribution for s in room.seats],
+            "commitments": [s.commitment for s in room.seats],
         }
+        sealing = room.sealing
+        if sealing is not None:
+            next_deal["until"] = sealing.until
+            if sealing.locked is None:
+                next_deal["stage"] = "commit"
+            else:
+                locked = dict(sealing.locked)
+                revealed = {sid for sid, _ in sealing.revealed}
+                next_deal["stage"] = "reveal"
+                next_deal["locked"] = [locked.get(s.id, "") for s in room.seats]
+                next_deal["revealed"] = [s.id in revealed for s in room.seats]
+        info["next_deal"] = next_deal
     return info
 
 

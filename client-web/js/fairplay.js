@@ -1,14 +1,17 @@
-// Checks of a sealed deal (docs/fairplay.md), done in the browser: nothing here trusts the
-// server's word. A deal is sealed when the server publishes the SHA-256 of its secret seed
-// before anyone contributes; once the game is over the seed is revealed, and this module checks
-// that it matches the commitment seen before the deal and that the deal seed is the one derived
-// from it and every seat's contribution.
+// Checks of a sealed deal (docs/fairplay.md), done in the browser against what this page saw.
+// A deal is sealed when the server publishes the SHA-256 of its secret seed before anyone
+// contributes; each seated person's browser then commits to a secret value of its own (its
+// SHA-256), the commitments are locked, and only then are the values revealed. Once the game is
+// over the server's seed is revealed, and this module checks it against the commitment seen
+// before the deal, each value against its locked commitment, the deal seed's derivation, and
+// that the views this page was shown are the ones the record's replay gives its seat.
 //
 // It uses Web Crypto (crypto.subtle) where the page has it. Browsers offer crypto.subtle only
 // on secure pages (https, or localhost), and friends on one Wi-Fi often open the plain
 // http://<address>:8000 of a laptop; there a small SHA-256 written out below does the same.
 
-const DERIVATION = "parlor-deal/1";
+const DERIVATION = "parlor-deal/2";
+const DERIVATION_1 = "parlor-deal/1";
 
 function hexToBytes(hex) {
   const bytes = new Uint8Array(hex.length / 2);
@@ -88,29 +91,57 @@ export function commitmentOf(serverSeed) {
   return sha256Hex(hexToBytes(serverSeed));
 }
 
-/** The deal seed (16 hex digits) from the server seed and the contributions in seat order. */
-export async function dealSeedOf(serverSeed, contributions) {
-  const text = [DERIVATION, serverSeed, ...contributions].join("\n");
-  return (await sha256Hex(new TextEncoder().encode(text))).slice(0, 16);
-}
-
-/** A fresh contribution: 16 random bytes in hex (crypto.getRandomValues works on every page). */
-export function newContribution() {
-  return bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(16)));
+/** A contribution's commitment: the SHA-256 of its 32 bytes (sent before the value). */
+export function contributionCommitmentOf(value) {
+  return sha256Hex(hexToBytes(value));
 }
 
 /**
- * Check a revealed deal. `deal` has commitment, server_seed, contributions and seed (as the
- * room's `deal` once the game is over, or a game record). `seen` is the commitment this page
- * saw before the deal, if it saw one; else `shown`, the seal (the commitment's first 8 hex
- * digits) it was shown during the game, if any. `mine` is the contribution this page made, at
- * seat `seat`. Resolves to {ok: true, prior} — prior says what the commitment was checked
- * against: "seen" (before the deal), "shown" (the seal, during the game) or null (nothing this
- * page saw before the end) — or to {ok: false, reason}.
+ * The deal seed (16 hex digits). `parlor-deal/2` (format 2): from the room code, the game's
+ * number, the server seed and the revealed contributions in seat order; format 1 (older
+ * records): from the server seed and the contributions only.
  */
-export async function checkDeal(deal, { seen = null, shown = null, seat = null, mine = null } = {}) {
+export async function dealSeedOf(serverSeed, contributions, room, game, format = 2) {
+  const parts = format >= 2 ? [DERIVATION, room, String(game), serverSeed, ...contributions] : [DERIVATION_1, serverSeed, ...contributions];
+  return (await sha256Hex(new TextEncoder().encode(parts.join("\n")))).slice(0, 16);
+}
+
+/** A fresh contribution: 32 random bytes in hex (crypto.getRandomValues works on every page). */
+export function newContribution() {
+  return bytesToHex(globalThis.crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** A value as canonical JSON: keys sorted, no spaces (as server/records.py view_digest). */
+export function canonicalJson(value) {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(",")}}`;
+}
+
+/** What this page keeps of each view it is shown: 32 hex digits of the SHA-256 of its
+ * canonical JSON, the same as server/records.py view_digest and `parlor verify --seen`. */
+export async function viewDigest(view) {
+  return (await sha256Hex(new TextEncoder().encode(canonicalJson(view)))).slice(0, 32);
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/**
+ * Check a revealed deal against what this page saw (docs/fairplay.md, "What your browser
+ * checks"). `deal` is the room's `deal` once the game is over. What this page saw:
+ * `seen`, the server's commitment before the deal (else `shown`, the seal it was shown during
+ * the game); `locked`, the set of contribution commitments it saw locked before it revealed;
+ * `bots`, which seats it saw as bots then; `seat` and `mine`, its seat and its revealed value.
+ *
+ * Resolves to {ok: true, prior} when everything holds; {ok: false, reason} when something
+ * contradicts what the page saw; {ok: null, reason} when the page cannot tell the deal was
+ * not steered (it did not contribute: it watched, came in after the deal, or its commitment
+ * came after the lock) though nothing it saw contradicts it.
+ */
+export async function checkDeal(deal, { room, seen = null, shown = null, locked = null, bots = null, seat = null, mine = null } = {}) {
   if (!deal.sealed) return { ok: false, reason: "this deal was not sealed" };
-  if (!/^[0-9a-f]{64}$/.test(deal.server_seed || "")) return { ok: false, reason: "no server seed was revealed" };
+  if (!HEX64.test(deal.server_seed || "")) return { ok: false, reason: "no server seed was revealed" };
   if ((await commitmentOf(deal.server_seed)) !== deal.commitment) {
     return { ok: false, reason: "the revealed seed does not match the commitment" };
   }
@@ -120,11 +151,52 @@ export async function checkDeal(deal, { seen = null, shown = null, seat = null, 
   if (!seen && shown && !deal.commitment.startsWith(shown)) {
     return { ok: false, reason: "the commitment is not the one shown during the game" };
   }
-  if (mine && seat !== null && deal.contributions[seat] !== mine) {
-    return { ok: false, reason: "your contribution was not used" };
+  const format = deal.format || 1;
+  const values = deal.contributions || [];
+  const hashes = format >= 2 ? deal.commitments || [] : [];
+  if (format >= 2) {
+    if (hashes.length !== values.length) return { ok: false, reason: "the deal's commitments and values do not pair up" };
+    for (let i = 0; i < values.length; i++) {
+      if (values[i] && (!HEX64.test(values[i]) || (await contributionCommitmentOf(values[i])) !== hashes[i])) {
+        return { ok: false, reason: `seat ${i + 1}'s revealed value does not match its locked commitment` };
+      }
+      if (bots && bots[i] && (hashes[i] || values[i])) {
+        return { ok: false, reason: `a bot's seat (seat ${i + 1}) carries a contribution` };
+      }
+    }
+    if (locked) {
+      const sawLocked = new Set(locked.filter(Boolean));
+      const extra = hashes.filter((h) => h && !sawLocked.has(h));
+      if (extra.length) return { ok: false, reason: "the deal uses a commitment that was not in the set locked before the reveals" };
+    }
   }
-  if ((await dealSeedOf(deal.server_seed, deal.contributions)) !== deal.seed) {
+  if ((await dealSeedOf(deal.server_seed, values, room, deal.round, format)) !== deal.seed) {
     return { ok: false, reason: "the deal seed was not derived from the seeds" };
   }
-  return { ok: true, prior: seen ? "seen" : shown ? "shown" : null };
+  const prior = seen ? "seen" : shown ? "shown" : null;
+  if (mine && seat !== null) {
+    if (values[seat] !== mine) return { ok: false, reason: "your contribution was not used" };
+    return { ok: true, prior };
+  }
+  if (seat === null) return { ok: null, prior, reason: "you watched; only a seated player's browser can tell the deal was not steered" };
+  if (!seen) return { ok: null, prior, reason: "you joined after the deal" };
+  return { ok: null, prior, reason: "your browser's commitment was not locked in before the deal" };
+}
+
+/**
+ * Check the views this page was shown against the record's replay for its seat. `log` is
+ * [[version, digest], ...] oldest first; `steps` is the replay's steps in order, each
+ * {step, version, view} (step 0, the deal, has no version). Resolves to {ok, checked, reason}.
+ */
+export async function checkViews(log, steps) {
+  const digests = [];
+  for (const step of steps) digests.push(await viewDigest(step.view));
+  let at = 0;
+  for (const [version, digest] of log) {
+    while (at + 1 < steps.length && steps[at + 1].version <= version) at++;
+    if (digests[at] !== digest) {
+      return { ok: false, checked: log.length, reason: `the table you were shown at version ${version} is not the one the record's replay gives your seat` };
+    }
+  }
+  return { ok: true, checked: log.length };
 }

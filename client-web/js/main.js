@@ -5,7 +5,7 @@
 
 import * as api from "./api.js";
 import { RoomConnection } from "./connection.js";
-import { checkDeal, newContribution } from "./fairplay.js";
+import { checkDeal, checkViews, contributionCommitmentOf, newContribution, viewDigest } from "./fairplay.js";
 import { patch } from "./dom.js";
 import { snapshot } from "./motion.js";
 import { remembered } from "./store.js";
@@ -306,9 +306,11 @@ function newRoom(code) {
     deadlineAt: null,
     // "A bot played N moves for you", once per absence: {count, id}.
     covered: null,
-    // Commitments this page has sent a contribution for, and the check of the last deal
-    // ({round, pending} or {round, ok, reason}).
-    contributing: {},
+    // Per server commitment, the contribution commitment this page sent for it; the server
+    // commitment it has revealed for; and the check of the last deal ({round, pending} or
+    // {round, ok, reason}).
+    committing: {},
+    revealing: null,
     dealCheck: null,
     // The seal of the game in play that was last noted (see seal()).
     sealNoted: null,
@@ -381,7 +383,7 @@ async function openRoom(code, how = "look", push = true) {
   loadQr().then(render, (error) => console.error("could not load the QR code maker", error));
   const token = remembered.token(code);
   if (token) {
-    connect(resumeEntry(code, token));
+    connect({ type: "resume", token });
   } else if (how === "join" && model.name.trim()) {
     connect({ type: "join", name: model.name.trim(), key: remembered.joinKey(code) });
   } else {
@@ -497,7 +499,7 @@ function receive(msg) {
     case "welcome":
       if (msg.token) {
         remembered.setToken(room.code, msg.token);
-        connection.entry = resumeEntry(room.code, msg.token);
+        connection.entry = { type: "resume", token: msg.token };
       }
       break;
     case "state": {
@@ -554,23 +556,45 @@ function receive(msg) {
 
 // -- fair deals (docs/fairplay.md) ----------------------------------------------------------------
 
-/** Each state: remember the next deal's commitment as seen before the deal, contribute to it
- * once (a seated person, after seeing it), and check the deal once a game is over. */
+/** Each state: remember the next deal's server commitment as seen before the deal; as a
+ * seated person, commit to a secret value once, and reveal it once the commitments are locked
+ * (after remembering the locked set); keep a digest of every view of the game; and check the
+ * deal, and those views, once the game is over. */
 function seal(room, msg) {
   const info = msg.room;
   const next = info.next_deal;
+  const you = msg.you;
   if (next) {
     const round = info.round + 1;
     const known = remembered.seal(room.code, round);
-    const kept = known && known.seen === next.commitment ? { ...known } : { seen: next.commitment, mine: null };
-    const you = msg.you;
-    // Only a value this browser made counts as its own: one the server shows for the seat
-    // that is not (pre-filled, or swapped) is replaced by this browser's, once per commitment.
-    if (you !== null && you < next.contributions.length && next.contributions[you] !== kept.mine) {
-      if (!room.contributing[next.commitment]) {
+    const kept = known && known.seen === next.commitment ? { ...known } : { seen: next.commitment, mine: null, hash: null };
+    const person = you !== null && info.seats[you] && !info.seats[you].bot;
+    if (person && !next.locked && next.commitments[you] !== kept.hash && kept.hash !== "pending") {
+      // Commit: to a value of this browser's, once per server commitment (a value the
+      // server shows for the seat that this browser did not make is replaced by its own).
+      const sentFor = room.committing[next.commitment];
+      if (!sentFor || sentFor !== kept.hash) {
         kept.mine = kept.mine || newContribution();
-        room.contributing[next.commitment] = true;
-        connection.send({ type: "contribute", value: kept.mine, commitment: next.commitment });
+        const value = kept.mine;
+        contributionCommitmentOf(value).then((hash) => {
+          const now = remembered.seal(room.code, round) || kept;
+          if (now.mine !== value || model.room !== room) return;
+          remembered.setSeal(room.code, round, { ...now, hash });
+          room.committing[next.commitment] = hash;
+          connection.send({ type: "commit", commitment: next.commitment, hash });
+        });
+      }
+    }
+    if (person && next.locked && kept.mine && kept.hash && next.locked[you] === kept.hash && !next.revealed[you]) {
+      // Locked: remember the set (and who were bots) as seen before revealing, then reveal.
+      if (!kept.locked) {
+        kept.locked = next.locked.slice();
+        kept.bots = info.seats.map((s) => Boolean(s.bot));
+      }
+      if (room.revealing !== next.commitment) {
+        room.revealing = next.commitment;
+        remembered.setSeal(room.code, round, kept);
+        connection.send({ type: "reveal", value: kept.mine });
       }
     }
     remembered.setSeal(room.code, round, kept);
@@ -582,21 +606,21 @@ function seal(room, msg) {
     const known = remembered.seal(room.code, info.round);
     if (!known || !known.seen) remembered.setSeal(room.code, info.round, { ...(known || {}), shown: info.seal });
   }
+  if ((info.phase === "playing" || info.phase === "finished") && msg.view && info.round > 0) {
+    noteView(room.code, info.round, you, msg.version, msg.view);
+  }
   const deal = info.deal;
   if (deal && info.phase === "finished" && deal.server_seed !== undefined) {
     if (room.dealCheck && room.dealCheck.round === deal.round) return;
-    const known = remembered.seal(room.code, deal.round);
     room.dealCheck = { round: deal.round, pending: true };
-    const mine = known && known.mine && known.seen === deal.commitment ? known.mine : null;
-    const seen = known ? known.seen || null : null;
-    const shown = known ? known.shown || null : null;
-    checkDeal(deal, { seen, shown, seat: msg.you, mine }).then(
+    checkAll(room, deal, you).then(
       (checked) => {
         if (model.room !== room || room.dealCheck.round !== deal.round) return;
         room.dealCheck = { round: deal.round, ...checked };
         render();
       },
       (error) => {
+        if (model.room !== room || room.dealCheck.round !== deal.round) return;
         room.dealCheck = { round: deal.round, ok: false, reason: `the check could not run (${error.message})` };
         render();
       },
@@ -604,28 +628,79 @@ function seal(room, msg) {
   }
 }
 
-/** A contribution to send with a join or resume: one made after seeing the next deal's
- * commitment (in the room's summary, or remembered from this browser's last visit). */
-function offered(code, summary) {
-  const next = summary && summary.next_deal;
-  if (next) {
-    const round = summary.round + 1;
-    const known = remembered.seal(code, round);
-    const mine = known && known.seen === next.commitment && known.mine ? known.mine : newContribution();
-    remembered.setSeal(code, round, { seen: next.commitment, mine });
-    return { value: mine, commitment: next.commitment };
-  }
-  return null;
+// The view log is written in the order views arrive, each digest once it is computed.
+let viewChain = Promise.resolve();
+
+/** Keep the digest of a view this page was shown (in this browser's storage: it survives a
+ * reload), for the end-of-game check and "Download my game". */
+function noteView(code, round, seat, version, view) {
+  viewChain = viewChain
+    .then(() => viewDigest(view))
+    .then((digest) => remembered.addView(code, round, seat, version, digest))
+    .catch((error) => console.error("could not keep a view's digest", error));
 }
 
-/** How to enter again with a seat token: with the contribution this browser made last, which
- * the server takes if it is still for the next deal's commitment (and leaves out if not). */
-function resumeEntry(code, token) {
-  const last = remembered.latestSeal(code);
-  if (last && last.seen && last.mine) {
-    return { type: "resume", token, contribution: { value: last.mine, commitment: last.seen } };
+/** The deal's check and, if it holds, the views' check against the record's replay. */
+async function checkAll(room, deal, you) {
+  await viewChain;
+  const known = remembered.seal(room.code, deal.round) || {};
+  const mine = known.mine && known.seen === deal.commitment ? known.mine : null;
+  const checked = await checkDeal(deal, {
+    room: room.code,
+    seen: known.seen || null,
+    shown: known.shown || null,
+    locked: known.locked || null,
+    bots: known.bots || null,
+    seat: you,
+    mine,
+  });
+  if (checked.ok === false) return checked;
+  const log = remembered.views(room.code, deal.round);
+  if (!log || !log.views.length || log.seat !== you) return checked;
+  const steps = await replaySteps(room.code, deal.round, you);
+  const views = await checkViews(log.views, steps);
+  if (!views.ok) return { ok: false, reason: views.reason };
+  return { ...checked, views: views.checked };
+}
+
+/** Every step of a finished game's replay for `seat` (null: a spectator's), page by page. */
+async function replaySteps(code, round, seat) {
+  const steps = [];
+  const who = seat === null ? "spectator" : String(seat);
+  for (let from = 0; ; ) {
+    const response = await fetch(`/api/rooms/${code}/games/${round}/replay?seat=${who}&from=${from}&count=500`);
+    if (!response.ok) throw new Error(`the replay could not be fetched (${response.status})`);
+    const page = await response.json();
+    steps.push(...page.steps);
+    from = steps.length;
+    if (!page.steps.length || from >= page.total) return steps;
   }
-  return { type: "resume", token };
+}
+
+/** "Download my game": the record and what this page saw of the game, in one file that
+ * `parlor verify` checks offline (docs/fairplay.md). */
+async function downloadMyGame(code, round) {
+  const response = await fetch(`/api/rooms/${code}/games/${round}/record`);
+  if (!response.ok) throw new Error(`the record could not be fetched (${response.status})`);
+  const record = await response.json();
+  const known = remembered.seal(code, round) || {};
+  const log = remembered.views(code, round);
+  const seen = {
+    seen: 1,
+    room: code,
+    game: round,
+    seat: log ? log.seat : null,
+    commitment: known.seen || null,
+    commitments: known.locked || null,
+    contribution: known.mine && known.seen === record.commitment ? known.mine : null,
+    views: log ? log.views : [],
+  };
+  const blob = new Blob([JSON.stringify({ record, seen }, null, 1)], { type: "application/json" });
+  const link = Object.assign(document.createElement("a"), { href: URL.createObjectURL(blob), download: `parlor-${code}-${round}-mine.json` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
 }
 
 /** The server took a chat line: empty the box, unless something else was typed meanwhile. */
@@ -767,9 +842,7 @@ const intents = {
     if (!model.name.trim()) return;
     const room = model.room;
     room.entryError = "";
-    const entry = { type: "join", name: model.name.trim(), key: remembered.joinKey(room.code) };
-    const contribution = offered(room.code, room.summary);
-    connect(contribution ? { ...entry, contribution } : entry);
+    connect({ type: "join", name: model.name.trim(), key: remembered.joinKey(room.code) });
     render();
   },
   watch() {
@@ -790,6 +863,10 @@ const intents = {
     goHome();
   },
   goHome: () => goHome(),
+  downloadMyGame(round) {
+    const code = model.room.code;
+    downloadMyGame(code, round).catch((error) => showError(`Could not save your game: ${error.message}`));
+  },
   returnTo(code) {
     openRoom(code, "look");
   },

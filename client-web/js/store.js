@@ -7,6 +7,9 @@ const TOKEN = "parlor.token.";
 const JOIN_KEY = "parlor.joinkey.";
 const TURN_ALERT = "parlor.turnalert";
 const SEAL = "parlor.seal.";
+const VIEWS = "parlor.views.";
+// The most view digests kept for one game (a long game's last ones are dropped).
+const VIEWS_MAX = 30000;
 
 /** 16 random bytes, URL-safe: the key a join is sent with (resent after a lost welcome). */
 function newKey() {
@@ -45,8 +48,11 @@ function seatCodes() {
   return codes.sort();
 }
 
-/** Per room, per deal round: {seen, mine}, the commitment this browser saw before that deal
- * and the contribution it made to it (docs/fairplay.md). The last few rounds only. */
+/** Per room, per deal round: {seen, mine, hash, locked, bots, shown}: the server commitment
+ * this browser saw before that deal, the secret value it contributed and the commitment it
+ * sent for it, the locked set of commitments (and which seats were bots) it saw before it
+ * revealed, and the seal it was shown if it came in later (docs/fairplay.md). The last few
+ * rounds only. */
 function seals(code) {
   try {
     return JSON.parse(get(SEAL + code) || "{}") || {};
@@ -62,7 +68,30 @@ function setSeal(code, round, seal) {
   set(SEAL + code, JSON.stringify(Object.fromEntries(rounds.map((r) => [r, kept[r]]))));
 }
 
+/** The digests of the views this browser was shown of one room's game (the latest game only):
+ * {round, seat, views: [[version, digest], ...]}. */
+function views(code, round) {
+  try {
+    const kept = JSON.parse(get(VIEWS + code) || "null");
+    return kept && kept.round === round ? kept : null;
+  } catch {
+    return null;
+  }
+}
+
+function addView(code, round, seat, version, digest) {
+  let kept = views(code, round);
+  if (!kept || kept.seat !== seat) kept = { round, seat, views: [] };
+  const last = kept.views[kept.views.length - 1];
+  if (last && last[0] >= version) return;
+  if (kept.views.length >= VIEWS_MAX) return;
+  kept.views.push([version, digest]);
+  set(VIEWS + code, JSON.stringify(kept));
+}
+
 export const remembered = {
+  views,
+  addView,
   seal: (code, round) => seals(code)[round] || null,
   latestSeal: (code) => {
     const kept = seals(code);
@@ -81,6 +110,7 @@ export const remembered = {
     set(TOKEN + code, null);
     set(JOIN_KEY + code, null);
     set(SEAL + code, null);
+    set(VIEWS + code, null);
   },
   /** The key for joining room `code`, made once and kept until the seat is given up. */
   joinKey: (code) => {

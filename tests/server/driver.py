@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
+from collections.abc import Callable
 from typing import Any
 
 from rules.registry import get_game
-from server import rooms
+from server import records, rooms
 from server.store import Store
 from tests.server.harness import Client
 
@@ -68,6 +70,65 @@ async def start(host: Client) -> None:
     await host.send({"type": "start", "seq": seq})
     await host.until(lambda m: m["type"] == "state" and m["room"]["phase"] != "lobby")
     await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+
+
+def secret_value(label: str) -> str:
+    """A contribution a test's browser keeps secret until the reveal (32 bytes, in hex)."""
+    return hashlib.sha256(f"contribution {label}".encode()).hexdigest()
+
+
+async def commit(client: Client, value: str) -> None:
+    """Commit to ``value`` for the next deal, as a browser does on seeing its commitment."""
+    state = client.state
+    assert state is not None
+    seen = state["room"]["next_deal"]["commitment"]
+    hashed = records.contribution_commitment(value)
+    seq = client.next_seq()
+    await client.send({"type": "commit", "seq": seq, "commitment": seen, "hash": hashed})
+    await client.until(lambda m: m["type"] in ("ack", "error") and m.get("seq") == seq)
+
+
+def _stage(message: dict[str, Any]) -> str | None:
+    if message["type"] != "state":
+        return None
+    stage: str | None = message["room"].get("next_deal", {}).get("stage")
+    return stage
+
+
+async def reveal_when_locked(client: Client, value: str) -> None:
+    """Wait for the commitments to be locked, then reveal ``value``."""
+    if client.state is None or _stage(client.state) != "reveal":
+        await client.until(lambda m: _stage(m) == "reveal")
+    await client.send({"type": "reveal", "value": value})
+    await client.until(lambda m: m["type"] in ("ack", "error") and m.get("seq") == client.seq)
+
+
+async def sealed_start(
+    clients: list[Client], values: list[str], kind: str = "start"
+) -> dict[str, Any]:
+    """The whole sealed deal of docs/fairplay.md: every client commits to its value, the host
+    (``clients[0]``) asks for the deal (``start`` or ``rematch``), every client reveals once
+    the set is locked; returns the host's first state of the new game."""
+    first = clients[0].state
+    assert first is not None
+    round_before = first["room"]["round"]
+    for client, value in zip(clients, values, strict=True):
+        await commit(client, value)
+    await clients[0].send({"type": kind})
+    await asyncio.gather(*(reveal_when_locked(c, v) for c, v in zip(clients, values, strict=True)))
+    return await state_where(
+        clients[0],
+        lambda m: m["room"]["round"] == round_before + 1 and m["room"]["phase"] == "playing",
+    )
+
+
+async def state_where(
+    client: Client, predicate: Callable[[dict[str, Any]], bool], timeout: float = 5.0
+) -> dict[str, Any]:
+    """The client's latest state if it satisfies ``predicate``, else the next one that does."""
+    if client.state is not None and predicate(client.state):
+        return client.state
+    return await client.until(lambda m: m["type"] == "state" and predicate(m), timeout)
 
 
 async def play(clients: list[Client], seed: int) -> list[dict[str, Any]]:

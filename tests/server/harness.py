@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: Fast settings for tests: bots barely wait, turn timers may be short, and test clients may act
 #: at machine speed (as in bench/ and the topology tests). The tests of the flood limit set their
 #: own small limits. Ephemeral: a server built without a store keeps rooms in memory, never in a
-#: file in the user's home.
+#: file in the user's home. The start locks the contribution commitments made so far at once
+#: (``commit_window`` 0): most tests' clients do not commit, and a start deals straight away;
+#: the tests of sealing (tests/server/test_sealing.py) set the window.
 TEST_SETTINGS = replace(
     Settings(),
     ephemeral=True,
@@ -49,6 +51,7 @@ TEST_SETTINGS = replace(
     create_burst=1000.0,
     flood_rate=1000.0,
     flood_burst=1000.0,
+    commit_window=0.0,
 )
 
 

@@ -25,7 +25,7 @@ def lobby(n: int, **options: object) -> Room:
 
 def playing(n: int = 2) -> Room:
     room = lobby(n)
-    return commands.start(room, room.host, seed=5, now=2.0).room
+    return commands.start(room, room.host, commands.Context(now=2.0, seed=5)).room
 
 
 class _Refused:
@@ -101,7 +101,7 @@ def test_only_host_may_use_host_powers() -> None:
         lambda: commands.lock(room, guest, True, 1.0),
         lambda: commands.kick(room, guest, room.seats[0].id, 1.0),
         lambda: commands.give_host(room, guest, guest, 1.0),
-        lambda: commands.start(room, guest, 1, 1.0),
+        lambda: commands.start(room, guest, commands.Context(now=1.0, seed=1)),
         lambda: commands.configure(room, guest, {}, None, 1.0, timer_range=(5, 600)),
     ):
         with _Refused("not_host"):
@@ -121,7 +121,7 @@ def test_options_are_validated_by_the_game() -> None:
 def test_start_needs_enough_seats() -> None:
     room = lobby(1)
     with pytest.raises(Exception, match="2 to 8"):
-        commands.start(room, room.host, 1, 1.0)
+        commands.start(room, room.host, commands.Context(now=1.0, seed=1))
 
 
 def test_actions_apply_at_most_once_per_sequence_number() -> None:
@@ -185,7 +185,7 @@ def test_rules_refusals_pass_through() -> None:
 def test_bot_move_is_bound_to_the_version_it_was_planned_for() -> None:
     room = lobby(1)
     room = commands.add_bot(room, room.host, 1.0).room
-    room = commands.start(room, room.host, seed=9, now=2.0).room
+    room = commands.start(room, room.host, commands.Context(now=2.0, seed=9)).room
     human_first = 0 in room.game.to_act(room.state)
     if human_first:
         seat = room.seats[0]
@@ -210,8 +210,8 @@ def test_game_end_finishes_the_room_and_rematch_restarts_it() -> None:
     with _Refused("game_over"):
         commands.act(room, room.seats[0].id, seq + 1, {"type": "play", "card": 1}, 4.0)
     with _Refused("wrong_phase"):
-        commands.start(room, room.host, seed=6, now=5.0)
-    again = commands.rematch(room, room.host, seed=6, now=5.0)
+        commands.start(room, room.host, commands.Context(now=5.0, seed=6))
+    again = commands.rematch(room, room.host, commands.Context(now=5.0, seed=6))
     assert again.entry is not None and again.entry["kind"] == "rematch"
     assert again.room.phase is Phase.PLAYING and again.room.round == 2
 
@@ -240,6 +240,7 @@ def test_the_record_reuses_packed_parts_and_is_the_bytes_pack_gives_its_fields()
             "next_seed": room.next_seed,
             "next_commitment": room.next_commitment,
             "deal": None if room.deal is None else rooms._deal_form(room.deal),
+            "sealing": None if room.sealing is None else room.sealing.form(),
             "state": None if room.state is None else room.game.dump_state(room.state),
             "seats": [s.form() for s in room.seats],
             "chat": [c.form() for c in room.chat],
@@ -298,7 +299,7 @@ def test_a_bot_plays_at_its_level_and_a_bot_covering_a_person_at_the_default(
 ) -> None:
     room = lobby(2)
     room = commands.add_bot(room, room.host, 1.0, "strong").room
-    room = commands.start(room, room.host, seed=5, now=2.0).room
+    room = commands.start(room, room.host, commands.Context(now=2.0, seed=5)).room
     asked: list[tuple[int, str]] = []
     game = type(room.game)
 

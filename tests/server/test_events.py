@@ -55,7 +55,7 @@ def test_chat_adds_no_events() -> None:
 
 def test_the_room_keeps_only_the_last_versions_events() -> None:
     room = lobby(4, hand=6)
-    room = commands.start(room, room.host, seed=5, now=2.0).room
+    room = commands.start(room, room.host, commands.Context(now=2.0, seed=5)).room
     room = _play_first_legal(room, MOVES_KEPT + 5)
     assert len(room.moves) == MOVES_KEPT
     assert [m.version for m in room.moves] == list(

@@ -38,7 +38,7 @@ def before_round_end(turn_timer: float = 0.0) -> Room:
     room = rooms.new_room("ABCDE", "numberswap", {}, turn_timer, now=0.0)
     for i in range(2):
         room = commands.join(room, f"P{i}", f"hash{i}", 1.0, name_max=24).room
-    room = commands.start(room, room.host, seed=5, now=2.0).room
+    room = commands.start(room, room.host, commands.Context(now=2.0, seed=5)).room
     return replace(room, state=ender_position())
 
 

@@ -17,7 +17,14 @@ import pytest
 from server import records
 from server.redis_store import RedisStore
 from server.sqlite_store import SqliteStore
-from tests.server.driver import drive, start
+from tests.server.driver import (
+    commit,
+    drive,
+    reveal_when_locked,
+    sealed_start,
+    secret_value,
+    state_where,
+)
 from tests.server.harness import TEST_SETTINGS, Client, create_room, parlor_verify, serve
 
 GAMES = ["numberswap", "warp99", "floor"]
@@ -38,22 +45,16 @@ async def _get(http: str, path: str) -> httpx.Response:
 
 
 async def _table(server: Any, game: str, seats: int = 2) -> tuple[str, list[Client], list[str]]:
-    """A room of ``game`` with ``seats`` people, each joined with a contribution made after
-    seeing the commitment (from the room's summary); the host has started it."""
+    """A room of ``game`` with ``seats`` people whose browsers each sealed a secret value into
+    the deal (commit, lock, reveal: docs/fairplay.md); the game is dealt."""
     code = await create_room(server.http, game)
-    seen = (await _summary(server.http, code))["next_deal"]["commitment"]
     clients, values = [], []
     for i in range(seats):
         client = await Client.open(server.ws, code)
-        value = f"{i + 1:02x}" * 16
-        await client.send(
-            {"type": "join", "name": f"P{i}", "contribution": {"value": value, "commitment": seen}}
-        )
-        await client.expect("welcome")
-        await client.expect("state")
+        await client.join(f"P{i}")
         clients.append(client)
-        values.append(value)
-    await start(clients[0])
+        values.append(secret_value(f"{code} {i}"))
+    await sealed_start(clients, values)
     return code, clients, values
 
 
@@ -118,12 +119,12 @@ async def test_the_commitment_in_the_first_view_is_the_hash_of_the_seed_revealed
     assert "deal" not in first["room"], "nothing is dealt yet"
     guest = await Client.open(server.ws, code)
     await guest.join("Ben")
-    mine = "ab" * 16
-    await host.send({"type": "contribute", "value": mine, "commitment": seen})
-    await host.expect("ack")
-    await start(host)
-    playing = host.state
-    assert playing is not None
+    mine = secret_value("Ana")
+    # Only the host's browser seals a value; the guest's says nothing (its slot stays empty).
+    await commit(host, mine)
+    await host.send({"type": "start"})
+    await reveal_when_locked(host, mine)
+    playing = await state_where(host, lambda m: m["room"]["phase"] == "playing")
     assert playing["room"]["seal"] == seen[:8]
     assert "deal" not in playing["room"], "the seeds are secret until the end"
     assert "next_deal" not in playing["room"]
@@ -131,8 +132,9 @@ async def test_the_commitment_in_the_first_view_is_the_hash_of_the_seed_revealed
     revealed = finals[0]["room"]["deal"]
     assert hashlib.sha256(bytes.fromhex(revealed["server_seed"])).hexdigest() == seen
     assert revealed["contributions"] == [mine, ""]
+    assert revealed["commitments"] == [records.contribution_commitment(mine), ""]
     assert revealed["seed"] == records.seed_hex(
-        records.deal_seed(revealed["server_seed"], [mine, ""])
+        records.deal_seed(revealed["server_seed"], [mine, ""], code, 1)
     )
     record = (await _get(server.http, f"/api/rooms/{code}/games/1/record")).json()
     assert record["commitment"] == seen, "the record holds the commitment as it was published"
@@ -146,69 +148,17 @@ async def test_a_rematch_is_sealed_by_a_new_commitment_published_at_the_end_of_t
     ended = finals[0]["room"]
     after = ended["next_deal"]
     assert after["commitment"] != ended["deal"]["commitment"]
-    assert after["contributions"] == ["", ""], "contributions are spent by the deal"
-    host = clients[0]
-    await host.send({"type": "contribute", "value": values[1], "commitment": after["commitment"]})
-    await host.expect("ack")
-    seq = host.next_seq()
-    await host.send({"type": "rematch", "seq": seq})
-    state = await host.until(lambda m: m["type"] == "state" and m["room"]["round"] == 2)
-    assert state["room"]["seal"] == after["commitment"][:8]
+    assert after["commitments"] == ["", ""], "commitments are spent by the deal"
+    fresh = [secret_value(f"{code} rematch {i}") for i in range(2)]
+    await sealed_start(clients, fresh, kind="rematch")
     old = await _get(server.http, f"/api/rooms/{code}/games/1/record")
     assert old.status_code == 200, "the first game's record is kept through the rematch"
     assert (await _get(server.http, f"/api/rooms/{code}/games/2/record")).status_code == 409
-    await clients[1].until(lambda m: m["type"] == "state" and m["room"]["round"] == 2)
+    await state_where(clients[1], lambda m: m["room"]["round"] == 2)
     rematched = await _finish(clients)
-    assert rematched[0]["room"]["deal"]["contributions"] == [values[1], ""]
+    assert rematched[0]["room"]["deal"]["contributions"] == fresh
     assert rematched[0]["room"]["deal"]["commitment"] == after["commitment"]
-
-
-async def test_a_contribution_made_for_another_commitment_is_refused(server: Any) -> None:
-    code = await create_room(server.http, "numberswap")
-    client = await Client.open(server.ws, code)
-    await client.join("Ana")
-    before = client.state
-    assert before is not None
-    await client.send({"type": "contribute", "value": "cd" * 16, "commitment": "0" * 64})
-    refused = await client.error("wrong_commitment")
-    assert refused["commitment"] == before["room"]["next_deal"]["commitment"]
-    assert (await _summary(server.http, code))["version"] == before["version"], "unchanged"
-
-
-async def test_a_join_with_a_contribution_for_another_commitment_takes_the_seat_without_it(
-    server: Any,
-) -> None:
-    code = await create_room(server.http, "numberswap")
-    client = await Client.open(server.ws, code)
-    stale = {"value": "cd" * 16, "commitment": "0" * 64}
-    await client.send({"type": "join", "name": "Ana", "contribution": stale})
-    await client.expect("welcome")
-    state = await client.expect("state")
-    assert state["room"]["next_deal"]["contributions"] == [""]
-
-
-async def test_a_resume_carries_a_contribution_to_the_next_deal(server: Any) -> None:
-    code = await create_room(server.http, "numberswap")
-    first = await Client.open(server.ws, code)
-    welcome = await first.join("Ana")
-    seen = (await _summary(server.http, code))["next_deal"]["commitment"]
-    await first.close()
-    again = await Client.open(server.ws, code)
-    body = {"value": "ef" * 16, "commitment": seen}
-    await again.send({"type": "resume", "token": welcome["token"], "contribution": body})
-    await again.expect("welcome")
-    state = await again.until(
-        lambda m: m["type"] == "state" and m["room"]["next_deal"]["contributions"] == ["ef" * 16]
-    )
-    assert state["room"]["seats"][0]["name"] == "Ana"
-
-
-async def test_a_contribution_during_play_is_refused(server: Any) -> None:
-    code, clients, _ = await _table(server, "floor")
-    lobby = await _summary(server.http, code)
-    assert "next_deal" not in lobby, "no contributions are open while a game is played"
-    await clients[0].send({"type": "contribute", "value": "12" * 16, "commitment": "e" * 64})
-    await clients[0].error("wrong_phase")
+    assert values != fresh
 
 
 async def test_a_record_outlives_the_trimmed_move_log(tmp_path: Path) -> None:
@@ -269,15 +219,3 @@ async def test_a_game_the_rules_no_longer_replay_is_answered_in_words(
     assert answer.status_code == 500
     assert answer.json()["code"] == "internal"
     assert "cannot replay" in answer.json()["message"]
-
-
-async def test_a_join_with_a_malformed_contribution_is_refused_as_any_malformed_field(
-    server: Any,
-) -> None:
-    code = await create_room(server.http, "numberswap")
-    client = await Client.open(server.ws, code)
-    for bad in ({"value": "not hex", "commitment": "0" * 64}, {"value": "ab" * 16}):
-        await client.send({"type": "join", "name": "Ana", "contribution": bad})
-        refused = await client.error("bad_message")
-        assert "contribution" in refused["message"]
-    assert (await _summary(server.http, code))["seats"] == [], "no seat was taken"

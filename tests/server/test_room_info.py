@@ -18,7 +18,7 @@ def _room() -> Room:
         room = commands.join(room, f"P{i}", f"hash{i}", 1.0, name_max=24).room
     assert room.host is not None
     room = commands.add_bot(room, room.host, 2.0, level="strong").room
-    return commands.start(room, room.host, seed=5, now=3.0).room
+    return commands.start(room, room.host, commands.Context(now=3.0, seed=5)).room
 
 
 def test_a_seat_is_id_name_and_connected_with_each_flag_only_when_it_holds() -> None:

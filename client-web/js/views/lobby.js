@@ -2,7 +2,7 @@
 // and the host's controls.
 
 import { h } from "../dom.js";
-import { button, optionsFields, timerField } from "./common.js";
+import { button, countdown, listNames, optionsFields, timerField } from "./common.js";
 
 // The QR code maker is fetched when a room is opened, not with the home page; until it has
 // arrived the share box draws without the code.
@@ -81,6 +81,9 @@ function seatRow(model, intents, seat, index) {
   const youHost = state.you !== null && info.host === state.you;
   const mine = state.you === index;
   const status = seat.bot ? "bot" : seat.connected ? "online" : "offline";
+  const next = info.next_deal;
+  // A person whose browser has committed to its share of the next deal (docs/fairplay.md).
+  const sealed = !seat.bot && next && next.commitments && next.commitments[index];
   const controls = [];
   if (seat.bot && youHost) {
     // The host picks each bot's level (docs/rules/<game>.md, "Bots").
@@ -124,6 +127,7 @@ function seatRow(model, intents, seat, index) {
       isHost ? h("span", { class: "badge host" }, "host") : null,
       h("span", { class: `badge ${status}` }, status),
       seat.bot && !youHost ? h("span", { class: "badge level" }, levelName(seat.level)) : null,
+      sealed ? h("span", { class: "badge sealed", "data-sealed": "", title: "This player's browser has sealed its share of the deal" }, "sealed") : null,
     ),
     controls.length ? h("span", { class: "seat-controls" }, controls) : null,
   );
@@ -188,10 +192,13 @@ export function lobbyView(model, intents, howTo = null) {
     controls = h("section", { class: "panel host-panel" }, h("h2", null, "Options"), optionsSummary(game, info) || h("p", { class: "muted" }, "The game's usual rules."));
   }
   // Kept in sight at the bottom of a phone's screen: the host's Start, or whom we wait for.
+  const dealing = dealingNote(state, room.deadlineAt);
   const startBar = h(
     "div",
     { class: "start-bar", key: "start-bar" },
-    youHost
+    dealing
+      ? dealing
+      : youHost
       ? [
           h(
             "button",
@@ -225,6 +232,32 @@ export function lobbyView(model, intents, howTo = null) {
     ),
     h("div", { class: "lobby-side" }, seats, controls),
     startBar,
+  );
+}
+
+/**
+ * While the host's start (or rematch) is being sealed (docs/fairplay.md): whose browsers the
+ * deal waits for, with the time left, or that the values are being revealed. Null otherwise.
+ */
+export function dealingNote(state, deadlineAt) {
+  const info = state.room;
+  const next = info.next_deal;
+  if (!next || !next.stage) return null;
+  let text;
+  if (next.stage === "commit") {
+    const missing = [];
+    info.seats.forEach((seat, i) => {
+      if (!seat.bot && !next.commitments[i]) missing.push(i === state.you ? "your" : `${seat.name}'s`);
+    });
+    text = missing.length ? `Sealing the deal: waiting for ${listNames(missing)} browser${missing.length > 1 ? "s" : ""}` : "Sealing the deal";
+  } else {
+    text = "Sealing the deal: the browsers are revealing their shares";
+  }
+  return h(
+    "p",
+    { class: "waiting-line dealing", role: "status", "data-dealing": next.stage },
+    `${text}… `,
+    deadlineAt ? countdown(deadlineAt, { label: "at most" }) : null,
   );
 }
 

@@ -4,7 +4,7 @@
 import { h } from "../dom.js";
 import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField } from "./common.js";
 import { gameModule as loadedGame, knownGame } from "./games/index.js";
-import { lobbyView, shareBox } from "./lobby.js";
+import { dealingNote, lobbyView, shareBox } from "./lobby.js";
 
 // -- entering ---------------------------------------------------------------------------------
 
@@ -416,7 +416,8 @@ function resultsView(model, intents, view, gameModule, ctx) {
       h("p", { class: "muted" }, namedReason(result.reason, info)),
       standingsTable(result, ctx.names, gameModule && gameModule.scoreName, ctx.you),
       summary ? h("div", { class: "results-summary" }, summary) : null,
-      dealCheckView(model.room, info),
+      dealCheckView(model.room, info, intents),
+      dealingNote(model.room.state, model.room.deadlineAt),
       info.phase !== "finished"
         ? null
         : youHost && game
@@ -433,7 +434,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
       h(
         "div",
         { class: "button-row rematch" },
-        youHost && info.phase === "finished"
+        youHost && info.phase === "finished" && !(info.next_deal && info.next_deal.stage)
           ? button("Rematch", () => intents.send({ type: "rematch" }), { class: "primary", "data-rematch": "" })
           : null,
         button("New game", intents.goHome, { "data-new-game": "" }),
@@ -447,7 +448,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
 }
 
 /** How the game's deal checked out in this browser (docs/fairplay.md), and its record. */
-function dealCheckView(room, info) {
+function dealCheckView(room, info, intents) {
   const deal = info.deal;
   if (!deal || info.phase !== "finished") return null;
   const check = room.dealCheck && room.dealCheck.round === deal.round ? room.dealCheck : { pending: true };
@@ -455,15 +456,18 @@ function dealCheckView(room, info) {
   let line;
   if (check.pending) line = h("span", { "data-deal-check": "pending" }, "Checking the deal…");
   else if (check.ok) {
-    const against = {
-      seen: "the commitment this page saw before the deal",
-      shown: "the seal this page was shown during the game (it came in after the deal)",
-    }[check.prior] || "the commitment shown at the end (this page saw none before)";
+    const views = check.views ? ` and the ${check.views} tables you were shown are the record's` : "";
     line = h(
       "span",
-      { "data-deal-check": "ok", "data-deal-prior": check.prior || "none", title: `The revealed seed matches ${against}: ${deal.commitment}` },
+      {
+        "data-deal-check": "ok",
+        "data-deal-prior": check.prior || "none",
+        title: `The revealed seed matches the commitment this page saw before the deal (${deal.commitment}); your value was used${views}.`,
+      },
       "Deal verified ✓",
     );
+  } else if (check.ok === null) {
+    line = h("span", { "data-deal-check": "unchecked", title: "Nothing this page saw contradicts the deal, but it cannot tell that the deal was not steered." }, `Deal not checked by this page: ${check.reason}`);
   } else line = h("span", { "data-deal-check": "failed", class: "error" }, `Deal not verified ✗: ${check.reason}`);
   return h(
     "p",
@@ -471,6 +475,9 @@ function dealCheckView(room, info) {
     line,
     " · ",
     h("a", { href: record, download: `parlor-${room.code}-${deal.round}.json`, "data-record-link": "" }, "Download the record"),
+    room.state && room.state.you !== null
+      ? [" · ", h("a", { href: "#", "data-my-game": "", onclick: (e) => { e.preventDefault(); intents.downloadMyGame(deal.round); } }, "Download my game")]
+      : null,
   );
 }
 
