@@ -23,11 +23,13 @@ def parlor_serve(
 ) -> Process:
     """``parlor serve`` on ``port`` (not started yet), with ``env`` settings on top of the
     environment; without a ``REDIS_URL`` it keeps rooms in memory (a bench leaves no file). One
-    worker unless ``env`` or ``serve`` say otherwise.
+    worker unless ``env`` or ``serve`` say otherwise; no commit window for the deal (the bench's
+    clients start games without sealing them).
     ``serve``: the Python arguments that run it."""
     # One instance process unless asked (``--workers`` in ``serve`` overrides this): the
     # benches read the CPU and memory of the one process they started.
-    settings = {"PARLOR_PORT": str(port), "PARLOR_WORKERS": "1", **env}
+    # The bench's clients do not seal deals (docs/fairplay.md): a start deals at once.
+    settings = {"PARLOR_PORT": str(port), "PARLOR_WORKERS": "1", "PARLOR_COMMIT_WINDOW": "0", **env}
     if not settings.get("REDIS_URL"):
         settings.setdefault("PARLOR_EPHEMERAL", "true")
     argv = [sys.executable, *serve]

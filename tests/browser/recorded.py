@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
+from server import records
 from tests.rules.floor.client import pick_from_legal
 
 #: Per game: options for a short game, and the action types the client takes first.
@@ -126,9 +127,16 @@ def started(base: str, game: str) -> Iterator[tuple[str, Host]]:
     with connect(url, max_size=2**22) as ws:
         host = Host(ws)
         ws.send(json.dumps({"type": "join", "name": "Ana", "key": secrets.token_urlsafe(16)}))
-        host.wait_state(lambda state: True)
+        joined = host.wait_state(lambda state: True)
         host.command({"type": "add_bot"})
+        # Ana's side of the sealed deal (docs/fairplay.md): commit, start, reveal once locked.
+        value = secrets.token_hex(32)
+        seen = joined["room"]["next_deal"]["commitment"]
+        hashed = records.contribution_commitment(value)
+        host.command({"type": "commit", "commitment": seen, "hash": hashed})
         host.command({"type": "start"})
+        host.wait_state(lambda state: state["room"].get("next_deal", {}).get("stage") == "reveal")
+        host.command({"type": "reveal", "value": value})
         host.wait_state(lambda state: state["view"] is not None)
         yield code, host
 

@@ -66,6 +66,8 @@ def start_replica(redis_url: str, tmp: Path) -> Replica:
         "PARLOR_FLOOD_RATE": "1000",
         "PARLOR_FLOOD_BURST": "1000",
         "PARLOR_CREATE_BURST": "1000",
+        # Test clients start games without sealing them (docs/fairplay.md): deal at once.
+        "PARLOR_COMMIT_WINDOW": "0",
     }
     argv = [sys.executable, "-m", "server.cli", "serve"]
     log = tmp / f"replica-{port}.log"

@@ -42,7 +42,9 @@ def _played_rooms(game_id: str, seats: int, moves: int) -> list[rooms.Room]:
     for i in range(seats):
         room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
     ctx = Context(now=1.0, seed=7, limits=Limits(), seal="cd" * 32)
-    room = commands.start(room, room.seats[0].id, 7, 0.0, "cd" * 32).room
+    # Nobody seals a value: the deal is made at once (docs/fairplay.md).
+    dealt = Context(now=0.0, seed=7, limits=Limits(commit_window=0.0), seal="cd" * 32)
+    room = commands.start(room, room.seats[0].id, dealt).room
     rnd = random.Random(11)
     seen = [room]
     for _ in range(moves):

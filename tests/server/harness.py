@@ -138,6 +138,7 @@ def serve_process(
         "PARLOR_FLOOD_RATE": str(TEST_SETTINGS.flood_rate),
         "PARLOR_FLOOD_BURST": str(TEST_SETTINGS.flood_burst),
         "PARLOR_CREATE_BURST": str(TEST_SETTINGS.create_burst),
+        "PARLOR_COMMIT_WINDOW": str(TEST_SETTINGS.commit_window),
     }
     # `parlor serve`, with the tests' toy game registered alongside the real ones.
     boot = (

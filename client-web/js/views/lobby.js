@@ -85,7 +85,9 @@ function seatRow(model, intents, seat, index) {
   // A person whose browser has committed to its share of the next deal (docs/fairplay.md).
   const sealed = !seat.bot && next && next.commitments && next.commitments[index];
   const controls = [];
-  if (seat.bot && youHost) {
+  // While the deal is being sealed the table is fixed (docs/fairplay.md): no controls.
+  const dealing = Boolean(next && next.stage);
+  if (seat.bot && youHost && !dealing) {
     // The host picks each bot's level (docs/rules/<game>.md, "Bots").
     controls.push(
       h(
@@ -101,7 +103,7 @@ function seatRow(model, intents, seat, index) {
       ),
     );
   }
-  if (youHost && !mine) {
+  if (youHost && !mine && !dealing) {
     controls.push(
       button(seat.bot ? "Remove" : "Kick", () => intents.send({ type: "kick", id: seat.id }), {
         "aria-label": `${seat.bot ? "Remove" : "Kick"} ${seat.name}`,
@@ -164,7 +166,7 @@ export function lobbyView(model, intents, howTo = null) {
       h(
         "div",
         { class: "button-row" },
-        button("Add a bot", () => intents.send({ type: "add_bot" }), { disabled: count >= limit }),
+        button("Add a bot", () => intents.send({ type: "add_bot" }), { disabled: count >= limit || Boolean(info.next_deal && info.next_deal.stage) }),
         h(
           "label",
           { class: "check" },

@@ -84,11 +84,25 @@ class Viewer {
       this.seat = parseSeat(query.get("seat"), record.seats.length);
       const step = Number(query.get("step"));
       this.step = Number.isInteger(step) && step >= 0 ? Math.min(step, this.total) : 0;
-      // The commitment this browser saw before the deal, if it was in the room then.
-      const known = remembered.seal(this.code, this.number);
-      checkDeal(record, { seen: known ? known.seen || null : null, shown: known ? known.shown || null : null }).then(
+      // What this browser saw of the deal, if it played it (docs/fairplay.md).
+      const known = remembered.seal(this.code, this.number) || {};
+      const log = remembered.views(this.code, this.number);
+      const seat = log ? log.seat : null;
+      checkDeal(
+        { ...record, format: record.record, round: record.game },
+        {
+          room: record.room,
+          seen: known.seen || null,
+          shown: known.shown || null,
+          locked: known.locked || null,
+          bots: known.bots || null,
+          seat,
+          mine: known.mine && known.seen === record.commitment ? known.mine : null,
+        },
+      ).then(
         (checked) => {
-          this.deal = checked.ok ? { state: "ok", reason: "" } : { state: "failed", reason: checked.reason };
+          const state = checked.ok ? "ok" : checked.ok === null ? "unchecked" : "failed";
+          this.deal = { state, reason: checked.reason || "" };
           this.draw();
         },
         (error) => {
@@ -326,7 +340,9 @@ class Viewer {
         ? h("p", { class: "deal-check ok", "data-deal-check": "ok", role: "status" }, "Deal verified ✓")
         : deal.state === "failed"
           ? h("p", { class: "deal-check failed", "data-deal-check": "failed", role: "status" }, `Deal not verified ✗: ${deal.reason}`)
-          : h("p", { class: "deal-check", "data-deal-check": "checking", role: "status" }, "Checking the deal…");
+          : deal.state === "unchecked"
+            ? h("p", { class: "deal-check", "data-deal-check": "unchecked", role: "status" }, `Deal not checked by this browser: ${deal.reason}`)
+            : h("p", { class: "deal-check", "data-deal-check": "checking", role: "status" }, "Checking the deal…");
     return h(
       "section",
       { class: "replay-head", "aria-labelledby": "replay-title", key: "head" },
