@@ -47,7 +47,9 @@ def measure(actions: int, seed: int = 1) -> dict[str, float]:
     while done < actions:
         if room.phase.value != "playing":
             seqs[host] += 1
-            room = commands.rematch(room, host, commands.Context(now=1.0, seed=rnd.randrange(1 << 30))).room
+            room = commands.rematch(
+                room, host, commands.Context(now=1.0, seed=rnd.randrange(1 << 30))
+            ).room
             continue
         state = room.state
         index = rnd.choice(sorted(room.game.to_act(state)))

@@ -114,31 +114,67 @@ def _games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _verify(args: argparse.Namespace) -> int:
-    """Exit status 0 only if the record checks out in every respect; 1 if it does not; 2 if
-    it cannot be read."""
-    from server import records
+class _Unreadable(Exception):
+    """A file ``parlor verify`` cannot take as JSON."""
 
+
+def _strict_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refused if it names a field twice (readers differ on which one wins)."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise _Unreadable(f"the field {json.dumps(key)} appears twice in one object")
+        obj[key] = value
+    return obj
+
+
+def _no_constant(name: str) -> Any:
+    raise _Unreadable(f"{name} is not JSON")
+
+
+def _read_json(path: str) -> Any:
+    """The JSON in ``path``, strictly (no NaN or Infinity, no field twice in an object).
+    Raises :class:`_Unreadable` with the reason."""
     try:
-        with open(args.record, encoding="utf-8") as file:
-            record = json.load(file)
-    except (OSError, ValueError, RecursionError) as exc:
-        reason = "it nests too deep" if isinstance(exc, RecursionError) else str(exc)
-        print(f"parlor verify: cannot read {args.record}: {reason}", file=sys.stderr)
-        return 2
-    problems = records.verify(record)
-    if problems:
-        for problem in problems:
-            print(f"FAIL: {problem}")
-        return 1
-    seats = ", ".join(seat["name"] for seat in record["seats"])
-    print(
-        f"OK: room {record['room']} game {record['game']} ({record['game_id']}; {seats}): "
-        f"the server seed matches commitment {record['commitment'][:16]}…, the deal seed "
-        f"{record['seed']} comes from it and the {len(record['contributions'])} contributions, "
-        f"and all {len(record['actions'])} actions replay to the recorded result"
-    )
-    return 0
+        with open(path, encoding="utf-8") as file:
+            return json.load(file, object_pairs_hook=_strict_object, parse_constant=_no_constant)
+    except RecursionError:
+        raise _Unreadable("it nests too deep") from None
+    except (OSError, ValueError) as exc:
+        raise _Unreadable(str(exc)) from None
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Exit status 0 only if the record (and the view log, if given) checks out in every
+    respect; 1 if it does not; 2 if a file cannot be read. Everything printed that came from
+    a file is escaped (server.verify.printable)."""
+    from server.verify import printable, verify
+
+    documents: list[Any] = []
+    for path in (args.record, args.seen):
+        if path is None:
+            documents.append(None)
+            continue
+        try:
+            documents.append(_read_json(path))
+        except _Unreadable as exc:
+            print(
+                f"parlor verify: cannot read {printable(path)}: {printable(str(exc))}",
+                file=sys.stderr,
+            )
+            return 2
+    verdict = verify(documents[0], documents[1])
+    if args.json:
+        print(json.dumps(verdict.to_json()))  # ASCII only: every other character escaped
+    else:
+        # The problems, the verdict (the one line that starts OK, or FAIL: room), then what it
+        # rests on, indented.
+        for problem in verdict.problems:
+            print(f"FAIL: {printable(problem)}")
+        print(printable(verdict.line()))
+        for note in verdict.notes:
+            print(f"  note: {printable(note)}")
+    return 0 if verdict.ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,8 +217,22 @@ def main(argv: list[str] | None = None) -> int:
     verify = sub.add_parser(
         "verify",
         help="check a game record: its seeds, and a replay of every action through the rules",
+        description="Check a game record strictly (docs/fairplay.md): its fields, its seeds "
+        "and commitments, a replay of every action through the rules, every bot move picked "
+        "again; with a view log, that every view your page was shown is the replay's. Exit "
+        "status 0: it checks out; 1: it does not; 2: a file cannot be read.",
     )
-    verify.add_argument("record", help="a record as GET /api/rooms/CODE/games/N/record gives it")
+    verify.add_argument(
+        "record",
+        help="a record as GET /api/rooms/CODE/games/N/record gives it, or a bundle "
+        '{"record": ..., "seen": ...} as the browser\'s "Download my game" saves it',
+    )
+    verify.add_argument(
+        "--seen",
+        metavar="MYVIEWS",
+        help="your page's view log (JSON): checked against the record",
+    )
+    verify.add_argument("--json", action="store_true", help="print the verdict as one JSON object")
     verify.set_defaults(run=_verify)
     args = parser.parse_args(argv)
     result: int = args.run(args)

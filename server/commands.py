@@ -673,8 +673,9 @@ def _deal(
         round=number,
         seats=seats,
         deal=deal,
-        next_seed=seal if sealed else "",
-        next_commitment=records.commitment(seal) if sealed else "",
+        # An unsealed room's deal draws the next one's seed too: its later games are sealed.
+        next_seed=seal,
+        next_commitment=records.commitment(seal) if seal else "",
         sealing=None,
     )
     archived = records.deal_entry(
@@ -754,7 +755,7 @@ def _play(
     phase = Phase.FINISHED if result is not None else room.phase
     played = tuple(events)
     version = room.version + 1
-    moves = (*room.moves, rooms.Move(version, index, played))[-rooms.MOVES_KEPT :]
+    moves = (*room.moves, rooms.Move(version, index, played, kind))[-rooms.MOVES_KEPT :]
     new = _bump(room, now, state=state, seats=seats, phase=phase, moves=moves, max_pause=max_pause)
     dumped = game.dump_action(action)
     seat_id = room.seats[index].id

@@ -6,12 +6,16 @@ a reader can check them against.
 
 * A **server seed** is 32 random bytes, written as 64 lowercase hex digits. Its
   **commitment** is the SHA-256 of those 32 bytes, in hex.
-* A **contribution** is 16 to 64 lowercase hex digits a seated player's client chose.
-* The **deal seed** is the first 16 hex digits (64 bits, big-endian) of the SHA-256 of the
-  UTF-8 text ``"parlor-deal/1"``, the server seed, and every seat's contribution in seat order
-  (the empty string for a seat without one), joined with ``"\\n"``. The game's rules deal from
-  it (``Game.new_game(seats, options, seed)``), and every later random draw of the game comes
-  from the generator inside the game state that this seed started.
+* A **contribution** is 64 lowercase hex digits (32 bytes) a seated person's browser chose.
+  Before anyone reveals one, each browser sends its **contribution commitment**, the SHA-256
+  of those 32 bytes; the set is locked before the first reveal (docs/fairplay.md).
+* The **deal seed** (``parlor-deal/2``) is the first 16 hex digits (64 bits, big-endian) of
+  the SHA-256 of the UTF-8 text ``"parlor-deal/2"``, the room code, the game number in
+  decimal, the server seed, and every seat's revealed contribution in seat order (the empty
+  string for a seat without one), joined with ``"\\n"``. Records of ``parlor-deal/1`` (no room
+  code, no game number; contributions were sent in the clear) verify as they did. The game's
+  rules deal from the seed (``Game.new_game(seats, options, seed)``), and every later random
+  draw of the game comes from the generator inside the game state that this seed started.
 * A **record** (:func:`build`) holds everything the pure rules need to play the game again:
   the game, its options and seats, the seeds, and every accepted action with its seat, in
   order, each with the public events it produced when it was played.
@@ -29,14 +33,25 @@ from typing import Any
 
 from rules.errors import RulesError
 from rules.registry import get_game
+from rules.rng import Rng
 
 #: The name of the derivation, first in the hashed text: a change to it gets a new name.
-DERIVATION = "parlor-deal/1"
-#: What a record says it is (``record``), for a reader and for a future format.
-FORMAT = 1
-#: A contribution: what a client may send.
-CONTRIBUTION = re.compile(r"[0-9a-f]{16,64}")
+DERIVATION = "parlor-deal/2"
+#: The first derivation (no room code or game number), which old records use.
+DERIVATION_1 = "parlor-deal/1"
+#: What a record says it is (``record``): 2 for ``parlor-deal/2`` deals, 1 for the first.
+FORMAT = 2
+FORMATS = (1, 2)
+#: A contribution: 32 bytes, as a client reveals it (a format-1 record's were 16 to 64 digits).
+CONTRIBUTION = re.compile(r"[0-9a-f]{64}")
+CONTRIBUTION_1 = re.compile(r"[0-9a-f]{16,64}")
 SERVER_SEED = re.compile(r"[0-9a-f]{64}")
+#: A SHA-256 in hex: the server's commitment, and each contribution's.
+HASH = re.compile(r"[0-9a-f]{64}")
+#: Which bot policies a record's bot moves come from: bumped whenever any game's bot, or the
+#: way a bot's generator is seeded, changes the move it picks (``parlor verify`` re-derives
+#: every bot move of a record with the same policy).
+BOT_POLICY = "parlor-bots/1"
 #: Who played an action in a record (``by``).
 PLAYED_BY = frozenset({"act", "bot", "timeout", "takeover"})
 _SEED_BITS = 64
@@ -47,10 +62,30 @@ def commitment(server_seed: str) -> str:
     return hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()
 
 
-def deal_seed(server_seed: str, contributions: Sequence[str]) -> int:
-    """The seed the rules deal from (see the module's description)."""
-    text = "\n".join([DERIVATION, server_seed, *contributions])
+def contribution_commitment(value: str) -> str:
+    """The SHA-256 of a contribution's 32 bytes, in hex: what a browser sends before it
+    reveals the value."""
+    return hashlib.sha256(bytes.fromhex(value)).hexdigest()
+
+
+def deal_seed(server_seed: str, contributions: Sequence[str], room: str, game: int) -> int:
+    """The seed the rules deal ``room``'s game ``game`` from (``parlor-deal/2``, see the
+    module's description)."""
+    text = "\n".join([DERIVATION, room, str(game), server_seed, *contributions])
     return int(hashlib.sha256(text.encode()).hexdigest()[: _SEED_BITS // 4], 16)
+
+
+def deal_seed_1(server_seed: str, contributions: Sequence[str]) -> int:
+    """The seed of a ``parlor-deal/1`` deal (format-1 records)."""
+    text = "\n".join([DERIVATION_1, server_seed, *contributions])
+    return int(hashlib.sha256(text.encode()).hexdigest()[: _SEED_BITS // 4], 16)
+
+
+def bot_rng(seed: int, version: int, index: int) -> Rng:
+    """The generator of a bot's move for seat ``index`` of a game dealt from ``seed``, in the
+    room at ``version`` (the version before the move): every instance picks the same move,
+    and ``parlor verify`` picks it again."""
+    return Rng.from_seed(seed ^ (version * 0x9E3779B1) ^ (index << 48))
 
 
 def seed_hex(seed: int) -> str:
@@ -62,8 +97,10 @@ def seed_hex(seed: int) -> str:
 # -- what the store keeps (the room's archive) -------------------------------------------------
 #
 # One entry per fact, msgpack, appended in the same atomic save as the change it describes:
-#   {"k": "deal", "round", "version", "game", "options", "seats": [[name, bot], ...],
-#    "server_seed", "commitment", "contributions", "seed", "sealed"}
+#   {"k": "deal", "round", "version", "game", "options", "seats": [[name, bot, level], ...],
+#    "server_seed", "commitment", "commitments", "contributions", "seed", "sealed",
+#    "format": 2, "bots"}                         a format-1 deal has no "format", "bots",
+#                                                 "commitments", nor levels
 #   [round, version, seat, by, action, events]     one accepted action
 #   {"k": "end", "round", "version", "result"}      the game is over
 
@@ -74,27 +111,32 @@ def deal_entry(
     version: int,
     game: str,
     options: Mapping[str, Any],
-    seats: Iterable[tuple[str, bool]],
+    seats: Iterable[tuple[str, bool, str]],
     server_seed: str,
     commitment: str,
+    commitments: Sequence[str],
     contributions: Sequence[str],
     seed: int,
     sealed: bool,
 ) -> dict[str, Any]:
     """The deal of a game: ``commitment`` as it was published (not recomputed from the seed,
-    so that a record holds what the players were shown)."""
+    so that a record holds what the players were shown), ``commitments`` the locked set of
+    contribution commitments, ``contributions`` the values revealed for them."""
     return {
         "k": "deal",
         "round": round,
         "version": version,
         "game": game,
         "options": dict(options),
-        "seats": [[name, bot] for name, bot in seats],
+        "seats": [[name, bot, level] for name, bot, level in seats],
         "server_seed": server_seed,
         "commitment": commitment,
+        "commitments": list(commitments),
         "contributions": list(contributions),
         "seed": seed,
         "sealed": sealed,
+        "format": FORMAT,
+        "bots": BOT_POLICY,
     }
 
 
@@ -147,24 +189,47 @@ def build(code: str, number: int, entries: Iterable[Any], *, over: bool = True) 
     if game.end is None and over:
         raise NoRecord(f"game {number} is not over")
     deal = game.deal
-    return {
-        "record": FORMAT,
+    fmt = deal.get("format", 1)
+    record: dict[str, Any] = {
+        "record": fmt,
         "room": code,
         "game": number,
         "game_id": deal["game"],
         "options": deal["options"],
-        "seats": [{"name": name, "bot": bot} for name, bot in deal["seats"]],
+        "seats": [_seat_entry(seat, fmt) for seat in deal["seats"]],
         "sealed": deal["sealed"],
         "commitment": deal["commitment"],
         "server_seed": deal["server_seed"],
-        "contributions": deal["contributions"],
-        "seed": seed_hex(deal["seed"]),
-        "actions": [
-            {"version": v, "seat": seat, "by": by, "action": action, "events": events}
-            for _, v, seat, by, action, events in game.actions
-        ],
-        "result": None if game.end is None else game.end["result"],
     }
+    if fmt >= 2:
+        record["commitments"] = deal["commitments"]
+    record["contributions"] = deal["contributions"]
+    record["seed"] = seed_hex(deal["seed"])
+    if fmt >= 2:
+        record["dealt"] = deal["version"]
+        record["bots"] = deal["bots"]
+    record["actions"] = [
+        {"version": v, "seat": seat, "by": by, "action": action, "events": events}
+        for _, v, seat, by, action, events in game.actions
+    ]
+    record["result"] = None if game.end is None else game.end["result"]
+    return record
+
+
+def _seat_entry(seat: Sequence[Any], fmt: int) -> dict[str, Any]:
+    """A record's seat: its name and bot flag, and (format 2) a bot's level."""
+    entry: dict[str, Any] = {"name": seat[0], "bot": seat[1]}
+    if fmt >= 2 and seat[1]:
+        entry["level"] = seat[2]
+    return entry
+
+
+def view_digest(view: Any) -> str:
+    """What a page keeps of each view it was shown (docs/fairplay.md, "The views you saw"):
+    the first 32 hex digits of the SHA-256 of the view as canonical JSON (keys sorted, no
+    spaces, UTF-8 unescaped, as ``client-web/js/fairplay.js`` writes it)."""
+    text = json.dumps(view, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 # -- checking a record -------------------------------------------------------------------------
@@ -181,105 +246,6 @@ class Step:
 
     state: Any
     action: Mapping[str, Any] | None
-
-
-def verify(record: Any) -> list[str]:
-    """Every way ``record`` fails to check out, in words (empty: it all matches): the
-    commitment, the deal seed, and a replay through the rules in which every action must be
-    the seat's to take and legal, produce the events recorded for it, and leave the game over
-    exactly after the last one with the recorded result."""
-    try:
-        return _verify(record)
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
-        return [f"the record is malformed: {type(exc).__name__}: {exc}"]
-
-
-def _shape(record: dict[str, Any]) -> list[str]:
-    """What is wrong with the record's fields as fields (before anything is computed)."""
-    wanted: dict[str, type | tuple[type, ...]] = {
-        "room": str,
-        "game": int,
-        "game_id": str,
-        "options": dict,
-        "seats": list,
-        "sealed": bool,
-        "commitment": str,
-        "server_seed": str,
-        "contributions": list,
-        "seed": str,
-        "actions": list,
-        "result": dict,
-    }
-    problems = [
-        f"{name} is missing or not a {kind.__name__ if isinstance(kind, type) else kind}"
-        for name, kind in wanted.items()
-        if name not in record or type(record[name]) is not kind
-    ]
-    if problems:
-        return problems
-    for seat in record["seats"]:
-        if (
-            type(seat) is not dict
-            or type(seat.get("name")) is not str
-            or type(seat.get("bot")) is not bool
-        ):
-            problems.append("each seat is an object with a name and a bot flag")
-            break
-    if not all(type(c) is str for c in record["contributions"]):
-        problems.append("each contribution is a string")
-    for entry in record["actions"]:
-        if (
-            type(entry) is not dict
-            or type(entry.get("version")) is not int
-            or type(entry.get("seat")) is not int
-            or entry.get("by") not in PLAYED_BY
-            or type(entry.get("action")) is not dict
-            or type(entry.get("events")) is not list
-        ):
-            problems.append(
-                "each action is an object with an integer version and seat, who played it "
-                f"(one of {', '.join(sorted(PLAYED_BY))}), the action and its events"
-            )
-            break
-    return problems
-
-
-def _verify(record: Any) -> list[str]:
-    problems: list[str] = []
-    if not isinstance(record, dict):
-        return ["the record is not a JSON object"]
-    if record.get("record") != FORMAT or type(record.get("record")) is not int:
-        return [f"this is not a format-{FORMAT} Parlor game record"]
-    shape = _shape(record)
-    if shape:
-        return shape
-    seats, contributions = record["seats"], record["contributions"]
-    if len(contributions) != len(seats):
-        problems.append(f"{len(contributions)} contributions for {len(seats)} seats")
-    server_seed = record["server_seed"]
-    if not record["sealed"]:
-        problems.append("the deal was not sealed: its commitment was not published before it")
-    elif not SERVER_SEED.fullmatch(server_seed):  # its type: checked by _shape
-        problems.append("the server seed is not 64 hex digits")
-    else:
-        if commitment(server_seed) != record["commitment"]:
-            problems.append("the server seed does not match the commitment")
-        if not all(not c or CONTRIBUTION.fullmatch(c) for c in contributions):
-            problems.append("a contribution is not hex")
-        elif seed_hex(deal_seed(server_seed, contributions)) != record["seed"]:
-            problems.append("the deal seed is not the one derived from the seeds")
-    try:
-        (last,) = collections.deque(replay(record), maxlen=1)  # only the last state is kept
-    except ReplayError as exc:
-        problems.append(str(exc))
-        return problems
-    game = get_game(record["game_id"])
-    result = game.result(last.state)
-    if result is None:
-        problems.append("the game is not over after the last action")
-    elif _plain(result.to_wire()) != _plain(record["result"]):
-        problems.append("the result is not the one the replay gives")
-    return problems
 
 
 class ReplayError(Exception):

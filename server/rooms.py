@@ -87,19 +87,26 @@ class Move:
     seat: int | None
     #: As the rules returned them: wire-clean and public by contract.
     events: tuple[Event, ...]
+    #: Who made the move (as a record's ``by``): "act" (the seat's player), "bot" (a bot seat,
+    #: or a bot playing for an away person), "timeout" or "takeover".
+    by: str = "act"
     wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
     #: The move as state messages show it, made once (see :meth:`shown`).
     entry: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def form(self) -> list[Any]:
-        return [self.version, self.seat, list(self.events)]
+        if self.by == "act":
+            return [self.version, self.seat, list(self.events)]
+        return [self.version, self.seat, list(self.events), self.by]
 
     def shown(self) -> dict[str, Any]:
         """The move in a state message's ``events``: one read-only dict every message that
-        lists this move shares (a move is immutable)."""
+        lists this move shares (a move is immutable). ``by`` only when it is not "act"."""
         entry = self.entry
         if entry is None:
             entry = {"version": self.version, "seat": self.seat, "events": list(self.events)}
+            if self.by != "act":
+                entry["by"] = self.by
             object.__setattr__(self, "entry", entry)
         return entry
 
@@ -355,7 +362,10 @@ def decode(data: bytes) -> Room:
         secret=raw.get("secret", ""),
         created_by=raw.get("created_by", ""),
         deadline=raw.get("deadline", 0.0),
-        moves=tuple(Move(m[0], m[1], tuple(m[2])) for m in raw.get("moves", ())),
+        moves=tuple(
+            Move(m[0], m[1], tuple(m[2]), m[3] if len(m) > 3 else "act")
+            for m in raw.get("moves", ())
+        ),
         next_seed=raw.get("next_seed", ""),
         next_commitment=raw.get("next_commitment", ""),
         deal=None if raw.get("deal") is None else _deal(raw["deal"]),

@@ -153,7 +153,9 @@ def test_state_frames_are_exactly_each_state_message_packed_alone(game_id: str) 
     room = rooms.new_room("ABCDE", game_id, {}, 30.0, 0.0, next_seed="ab" * 32)
     for i in range(3):
         room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
-    room = commands.start(room, room.seats[0].id, commands.Context(now=0.0, seed=7, seal="cd" * 32)).room
+    room = commands.start(
+        room, room.seats[0].id, commands.Context(now=0.0, seed=7, seal="cd" * 32)
+    ).room
     ctx = Context(now=1.0, seed=7, limits=Limits(), seal="cd" * 32)
     seats: list[int | None] = [0, 1, 2, None]
     for step in range(150):
