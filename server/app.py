@@ -30,7 +30,7 @@ from rules.codec import unpack
 from rules.contract import readable
 from rules.errors import RulesError
 from rules.registry import all_games
-from server import codes, records, views
+from server import codes, history, records, views
 from server.client_files import ClientFiles
 from server.config import Settings
 from server.connections import Connection
@@ -186,6 +186,31 @@ async def _record(request: Request) -> dict[str, Any] | Response:
         return _refuse(
             ErrorCode.NO_GAME, f"Room {code} keeps no record of game {number}: {exc}", 404
         )
+
+
+async def game_events(request: Request) -> Response:
+    """The public history of a game, played or being played (server/history.py): what a page
+    rebuilds its log from, and tells a returning player. ``?since=`` a room version."""
+    instance = _instance(request.app)
+    code = codes.normalize(request.path_params["code"])
+    room = None if code is None else await instance.service.get(code)
+    if code is None or room is None:
+        return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
+    raw = request.path_params["number"]
+    number = int(raw) if _DIGITS.fullmatch(raw) and len(raw) < 10 else 0
+    if not 1 <= number <= room.round:
+        return _refuse(ErrorCode.NO_GAME, f"Room {code} has no game {raw[:10]}", 404)
+    since_raw = request.query_params.get("since", "0")
+    if not _DIGITS.fullmatch(since_raw) or len(since_raw) > 15:
+        return _refuse(ErrorCode.BAD_MESSAGE, "since is a room version (a whole number)", 400)
+    entries = [unpack(entry) for entry in await instance.store.archive(code)]
+    try:
+        found = history.game_events(entries, number, int(since_raw))
+    except history.NoGame as exc:
+        return _refuse(
+            ErrorCode.NO_GAME, f"Room {code} keeps no history of game {number}: {exc}", 404
+        )
+    return JSONResponse({"room": code, **found})
 
 
 async def game_record(request: Request) -> Response:
@@ -407,6 +432,7 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/rooms/{code}", room_summary),
         Route("/rooms/{code}/games/{number}/record", game_record),
         Route("/rooms/{code}/games/{number}/replay", game_replay),
+        Route("/rooms/{code}/games/{number}/events", game_events),
     ]
     routes = [
         Route("/healthz", healthz),

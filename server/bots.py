@@ -103,6 +103,20 @@ class Bots:
         if due:
             self._wake_by(room.code, due[0][0])
 
+    def takeovers(self, code: str, now: float) -> dict[int, float]:
+        """Seat id -> when (on the server's clock, ``now`` being the clock now) a bot takes
+        over that seat, whose player is disconnected on their turn (after the grace), as the
+        room's current plan has it."""
+        plan = self._plans.get(code)
+        if plan is None:
+            return {}
+        loop_now = asyncio.get_running_loop().time()
+        return {
+            seat_id: now + max(0.0, due - loop_now)
+            for due, _, what, seat_id in plan[1]
+            if what == "takeover" and seat_id is not None
+        }
+
     def _command(self, room: Room, what: str, seat_id: int | None) -> Plan:
         """The command a plan runs, bound to the version it was planned for."""
         version, clock = room.version, self._service.clock

@@ -309,14 +309,16 @@ class Hub:
                     self._revoke(conn)
                     continue
             due.append((conn, index))
+        # Planned first, so that the states say when a bot takes over a dropped player's seat.
+        self._bots.consider(room, self._presence.get(code, frozenset()))
         if due:
             self._send_states(room, presence, due)
-        self._bots.consider(room, self._presence.get(code, frozenset()))
 
     def _send_states(
         self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
     ) -> None:
-        info = views.room_info(room, presence, self._service.clock())
+        now = self._service.clock()
+        info = views.room_info(room, presence, now, self._bots.takeovers(room.code, now))
         parts = views.seat_view_parts(
             room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
         )

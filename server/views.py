@@ -14,13 +14,20 @@ from server.rooms import Phase, Room, Seat
 from server.wire import Format, Frame, encode
 
 
-def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, Any]:
+def room_info(
+    room: Room,
+    connected: frozenset[int],
+    now: float,
+    takeovers: dict[int, float] | None = None,
+) -> dict[str, Any]:
     """Public facts about the room: the same for every connection.
 
     ``deadline`` is when the seats to act run out of time (0: no timer runs), on the server's
     clock, and ``now`` is the server's clock as the message was made: a client counts down
-    ``deadline - now`` from when it received the message, whatever its own clock says."""
-    return {
+    ``deadline - now`` from when it received the message, whatever its own clock says.
+    ``takeovers`` (seat id -> server time) are the seats whose player dropped on their turn,
+    and when a bot starts playing for them: sent as ``takeover`` [{seat, at}] when any."""
+    info = {
         "code": room.code,
         "game": room.game_id,
         "phase": room.phase.value,
@@ -35,6 +42,15 @@ def room_info(room: Room, connected: frozenset[int], now: float) -> dict[str, An
         "seats": [seat_info(seat, connected) for seat in room.seats],
         **deal_info(room),
     }
+    if takeovers:
+        coming = [
+            {"seat": index, "at": takeovers[seat.id]}
+            for index, seat in enumerate(room.seats)
+            if seat.id in takeovers
+        ]
+        if coming:
+            info["takeover"] = coming
+    return info
 
 
 def deal_info(room: Room) -> dict[str, Any]:

@@ -304,6 +304,8 @@ function newRoom(code) {
     state: null,
     // performance.now() time at which the seats to act run out of time (null: no timer).
     deadlineAt: null,
+    // Per seat index, the performance.now() time at which a bot takes over a dropped player.
+    takeoverAt: {},
     // "A bot played N moves for you", once per absence: {count, id}.
     covered: null,
     // Per server commitment, the contribution commitment this page sent for it; the server
@@ -319,8 +321,11 @@ function newRoom(code) {
     // The chat total seen last (null: nothing yet) and the lines since, for the badge.
     chatSeen: null,
     unread: 0,
-    // The game log, from the events of each state message: [{id, seat, text}], oldest first.
+    // The game log, from the events of each state message (and the game's history after a
+    // reload or a reconnect): [{id, seat, version, by, text}], oldest first.
     log: [],
+    // What happened while you were away, told once on coming back: {id, forYou, lines, over}.
+    digest: null,
     logRound: null,
     announce: "",
     // The events to animate at the next drawing.
@@ -459,38 +464,112 @@ function drawWhenLoaded(room, game) {
   );
 }
 
-/** The lines for the ticker and the log from a state message's events, in the game's words. */
-function feed(room, msg) {
-  if (room.logRound !== msg.room.round) {
-    // A new game (a rematch): a new log.
-    room.log = [];
-    room.logRound = msg.room.round;
-    // The game's first line, shown in the ticker until the first move: the commitment everyone
-    // saw before the deal, whose seed is revealed and checked at the end (docs/fairplay.md).
-    const shown = msg.room.seal;
-    if (shown) room.log.push({ id: ++lineCount, seat: null, text: `Deal sealed: ${shown}…` });
-  }
-  const entries = msg.events || [];
-  if (!entries.length) return;
-  const module = gameModule(msg.room.game);
-  if (module) room.animate = entries;
-  if (!module || typeof module.eventText !== "function") return;
+/** A context for putting one move in words: a move a bot made for a person (`by` not "act")
+ * is said as "Bot for Ben …" ("Bot for you …"), never as theirs. */
+function moveContext(ctx, entry, info) {
+  const seat = entry.seat;
+  const person = seat !== null && seat !== undefined && info.seats[seat] && !info.seats[seat].bot;
+  if (!entry.by || entry.by === "act" || !person) return ctx;
+  const forWhom = seat === ctx.you ? "you" : ctx.names(seat);
+  return { ...ctx, you: seat === ctx.you ? null : ctx.you, names: (s) => (s === seat ? `Bot for ${forWhom}` : ctx.names(s)) };
+}
+
+/** The log lines of a list of moves ({version, seat, by, events}), in the game's words. */
+function movesInWords(moves, info) {
+  const module = gameModule(info.game);
+  if (!module || typeof module.eventText !== "function") return [];
   const ctx = gameContext(model, intents);
   const lines = [];
-  for (const entry of entries) {
+  for (const entry of moves) {
+    const said = moveContext(ctx, entry, info);
     for (const event of entry.events || []) {
       let text = null;
       try {
-        text = module.eventText(event, entry.seat, ctx);
+        text = module.eventText(event, entry.seat, said);
       } catch (error) {
         console.error("could not put an event in words", error);
       }
-      if (text) lines.push({ id: ++lineCount, seat: entry.seat, text });
+      if (text) lines.push({ id: ++lineCount, seat: entry.seat, version: entry.version, by: entry.by || "act", text });
     }
   }
+  return lines;
+}
+
+/** What changed in who is here between two snapshots of one game, in words (docs/protocol.md,
+ * "Seats"): a connection dropped, a bot took a seat over, a player back. */
+function presenceLines(prev, info, you) {
+  if (!prev || prev.round !== info.round || info.phase !== "playing") return [];
+  const lines = [];
+  info.seats.forEach((seat, i) => {
+    const was = prev.seats[i];
+    if (!was || was.id !== seat.id || seat.bot) return;
+    const name = i === you ? "You" : seat.name;
+    if (was.away && !seat.away) lines.push(`${name} ${i === you ? "are" : "is"} back.`);
+    else if (!was.away && seat.away) lines.push(i === you ? "A bot plays for you until you are back." : `A bot plays for ${seat.name} until ${seat.name} is back.`);
+    else if (was.connected && !seat.connected && i !== you) lines.push(`${seat.name}'s connection dropped.`);
+  });
+  return lines.map((text) => ({ id: ++lineCount, seat: null, text }));
+}
+
+/** The lines for the ticker and the log from a state message's events, in the game's words. */
+function feed(room, msg, prev) {
+  if (room.logRound !== msg.room.round) {
+    // A new game (a rematch): a new log, and nothing left over from the last game's absences.
+    room.log = [];
+    room.logRound = msg.room.round;
+    room.digest = null;
+    room.covered = null;
+    // The game's first line, shown in the ticker until the first move.
+    if (msg.room.seal) room.log.push({ id: ++lineCount, seat: null, text: "Cards dealt. The deal is sealed: your browser checks it when the game ends." });
+  }
+  const lines = [...presenceLines(prev, msg.room, msg.you)];
+  const entries = msg.events || [];
+  const module = gameModule(msg.room.game);
+  if (entries.length && module) room.animate = entries;
+  lines.push(...movesInWords(entries, msg.room));
   if (!lines.length) return;
   room.log = room.log.concat(lines).slice(-LOG_LINES);
   room.announce = lines.map((line) => line.text).join(" ");
+}
+
+/** A page that (re)connects mid-game or after it: its log is rebuilt from the game's history
+ * on the server (docs/protocol.md, "Game history"), not from its memory, and a player coming
+ * back is told what happened since the last table this browser showed them (or, on a new
+ * device, since their own last move). */
+async function catchUp(room, msg) {
+  const info = msg.room;
+  const round = info.round;
+  const seen = remembered.lastSeen(room.code);
+  // The game's module puts the moves in words: wait for it as well as for the history.
+  const [response] = await Promise.all([fetch(`/api/rooms/${room.code}/games/${round}/events`), loadGame(info.game)]);
+  if (!response.ok) return;
+  const history = await response.json();
+  if (model.room !== room || !room.state || room.state.room.round !== round) return;
+  const info2 = room.state.room;
+  const lines = movesInWords(history.moves, info2);
+  const opening = info2.seal || info.seal ? [{ id: ++lineCount, seat: null, text: "Cards dealt. The deal is sealed: your browser checks it when the game ends." }] : [];
+  // What arrived on this connection since the snapshot stays after the history's lines.
+  const newer = room.log.filter((line) => line.version !== undefined && line.version > (history.moves.length ? history.moves[history.moves.length - 1].version : 0));
+  room.log = [...opening, ...lines, ...newer].slice(-LOG_LINES);
+  room.logRound = round;
+  const you = room.state.you;
+  if (you !== null) {
+    let since = seen && seen.round === round ? seen.version : null;
+    if (since === null) {
+      const mine = history.moves.filter((m) => m.seat === you && (m.by || "act") === "act");
+      since = mine.length ? mine[mine.length - 1].version : null;
+    }
+    if (since !== null) {
+      const missed = history.moves.filter((m) => m.version > since);
+      const forYou = missed.filter((m) => m.seat === you && m.by && m.by !== "act").length;
+      const others = missed.filter((m) => m.seat !== you);
+      if (missed.length && (forYou || others.length)) {
+        noteCount += 1;
+        room.digest = { id: noteCount, forYou, lines: movesInWords(missed, info2).map((l) => l.text), over: history.over };
+      }
+    }
+  }
+  render();
 }
 
 function receive(msg) {
@@ -516,10 +595,17 @@ function receive(msg) {
       // wall clock may be off by minutes.
       const left = msg.room.deadline - msg.room.now;
       room.deadlineAt = msg.room.deadline > 0 ? performance.now() + left * 1000 : null;
+      // When a bot takes over each dropped player's seat (docs/protocol.md, "Seats"), likewise.
+      room.takeoverAt = {};
+      for (const { seat, at } of msg.room.takeover || []) room.takeoverAt[seat] = performance.now() + (at - msg.room.now) * 1000;
       noteCovered(room, msg, fresh);
       connection.knowLastSeq(msg.last_seq || 0);
       seal(room, msg);
-      feed(room, msg);
+      feed(room, msg, prev ? prev.room : null);
+      if (fresh && msg.room.round > 0 && msg.room.phase !== "lobby") {
+        catchUp(room, msg).catch((error) => console.error("could not fetch the game's history", error));
+      }
+      if (msg.you !== null && msg.room.phase !== "lobby") remembered.setLastSeen(room.code, msg.room.round, msg.version);
       if (!msg.view || !msg.view.over) room.ui.resultsHidden = false;
       const key = JSON.stringify(msg.view ? msg.view.legal : null);
       if (key !== room.legalKey) {
@@ -737,10 +823,23 @@ function noteCovered(room, msg, fresh) {
   }
 }
 
+/** The server's words may name seats ("It is seat 2's turn"): say their names instead. */
+function namedSeats(text) {
+  const seats = model.room && model.room.state ? model.room.state.room.seats : [];
+  const you = model.room && model.room.state ? model.room.state.you : null;
+  return String(text).replace(/\b([Ss])eat (\d+)('s)?/g, (all, s, n, poss) => {
+    const index = Number(n) - 1;
+    const seat = seats[index];
+    if (!seat) return all;
+    if (index === you) return poss ? "your" : "you";
+    return `${seat.name}${poss || ""}`;
+  });
+}
+
 /** A refusal in words; a refused move says so plainly (it may have been sent again after a
  * reconnect, and a bot may have played that turn meanwhile). */
 function refusalText(msg) {
-  const text = msg.message || msg.code;
+  const text = namedSeats(msg.message || msg.code);
   const command = msg.command;
   if (command && command.type === "act") return `Your move was not made: ${text}`;
   if (command && command.type === "chat") return `Your message was not sent: ${text}`;
@@ -749,9 +848,10 @@ function refusalText(msg) {
 
 function handleError(msg) {
   const room = model.room;
-  // A contribution that came too late for its deal (the commitment moved on) is not the
-  // player's doing: the next commitment gets one of its own.
-  if (msg.command && msg.command.type === "contribute") return;
+  // A commitment or a value that came too late for its deal (the set was locked, or the
+  // commitment moved on) is not the player's doing: the next deal gets one of its own, and the
+  // end of the game says whether this page could check the deal.
+  if (msg.command && (msg.command.type === "commit" || msg.command.type === "reveal")) return;
   switch (msg.code) {
     case "bad_token":
       remembered.forgetToken(room.code);
@@ -947,6 +1047,7 @@ const intents = {
   },
   dismissCovered() {
     model.room.covered = null;
+    model.room.digest = null;
     render();
   },
   async copyLink() {

@@ -89,7 +89,20 @@ function addView(code, round, seat, version, digest) {
   set(VIEWS + code, JSON.stringify(kept));
 }
 
+/** Per room: the round and version of the last table this browser showed its player. */
+const LAST_SEEN = "parlor.seen.";
+
+function lastSeen(code) {
+  try {
+    return JSON.parse(get(LAST_SEEN + code) || "null");
+  } catch {
+    return null;
+  }
+}
+
 export const remembered = {
+  lastSeen,
+  setLastSeen: (code, round, version) => set(LAST_SEEN + code, JSON.stringify({ round, version })),
   views,
   addView,
   seal: (code, round) => seals(code)[round] || null,
@@ -111,6 +124,7 @@ export const remembered = {
     set(JOIN_KEY + code, null);
     set(SEAL + code, null);
     set(VIEWS + code, null);
+    set(LAST_SEEN + code, null);
   },
   /** The key for joining room `code`, made once and kept until the seat is given up. */
   joinKey: (code) => {

@@ -396,9 +396,9 @@ def test_the_ticker_and_the_log_show_a_line_for_each_move(person: Make) -> None:
     ana.wait_seats(2)
     _start(ana, ben)
     ticker = ana.page.locator(".ticker[data-ticker]")
-    # Before the first move, the game's first line: the seal of its deal (docs/fairplay.md).
+    # Before the first move, the game's first line: its deal, in plain words (docs/fairplay.md).
     sealed = ticker.inner_text()
-    assert sealed.startswith("Deal sealed: ") and sealed.endswith("…")
+    assert sealed == "Cards dealt. The deal is sealed: your browser checks it when the game ends."
     assert ana.facts().get("animations") is None
     version = ana.version
     _opening_flip(ben)

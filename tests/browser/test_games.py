@@ -35,8 +35,8 @@ def _start(host: Person, *others: Person) -> None:
     host.click("Start the game")
     for person in (host, *others):
         person.wait_screen("table")
-        # The game log opens with the commitment everyone saw before the deal.
-        sealed = person.page.locator("[data-panel=log] li", has_text="Deal sealed: ")
+        # The game log opens with the deal, in plain words.
+        sealed = person.page.locator("[data-panel=log] li", has_text="Cards dealt. The deal is sealed")
         sealed.first.wait_for(state="attached")
 
 

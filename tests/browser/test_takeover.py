@@ -110,7 +110,7 @@ def test_a_friend_who_closes_the_tab_on_their_turn_is_covered_by_a_bot_and_gets_
     expect(note).to_be_visible()
     expect(row(ana, "Ben").locator(".badge.online")).to_be_visible()
     assert ben.page.locator(".away-banner").count() == 0
-    ben.page.get_by_role("button", name="Dismiss the note about the bot's moves").click()
+    ben.page.get_by_role("button", name="Dismiss what happened while you were away").click()
     expect(note).to_have_count(0)
     # His next turn waits for him: he makes the move himself.
     play_until([ana, ben], lambda: starts_a_turn(ben))

@@ -167,12 +167,15 @@ function playersPanel(model, intents, ctx, gameModule, view) {
           h(
             "span",
             { class: "player-main" },
-            h("span", { class: "seat-name", title: seat.name }, seat.name),
+            h("span", { class: "seat-name", title: seat.name }, tableName(seat)),
             index === ctx.you ? h("span", { class: "badge you" }, "you") : null,
             info.host === index ? h("span", { class: "badge host" }, "host") : null,
-            h("span", { class: `badge ${status}` }, status),
+            h("span", { class: `badge ${status}` }, STATUS_WORDS[status]),
             turn ? h("span", { class: "badge turn" }, "to play") : null,
-            timed ? h("span", { class: "badge timer" }, countdown(ctx.deadlineAt)) : null,
+            timed && status === "online" ? h("span", { class: "badge timer" }, countdown(ctx.deadlineAt)) : null,
+            turn && status === "offline" && takeoverOf(model.room, index) !== null
+              ? h("span", { class: "badge timer" }, countdown(takeoverOf(model.room, index), { label: "to the bot" }))
+              : null,
           ),
           view && gameModule && gameModule.facts ? h("span", { class: "player-facts" }, gameModule.facts(view, index)) : null,
           youHost && playing && !seat.bot && index !== ctx.you ? seatActions(model, intents, seat) : null,
@@ -205,6 +208,20 @@ function alertToggle(model, intents) {
 
 function seatStatus(seat) {
   return seat.bot ? "bot" : seat.away ? "away" : seat.connected ? "online" : "offline";
+}
+
+/** A seat's presence in words (docs/protocol.md, "Seats"): what the server knows of it. */
+const STATUS_WORDS = { bot: "bot", away: "bot playing", online: "online", offline: "connection lost" };
+
+/** The name a seat goes by at the table: "Bot (for Ben)" while a bot plays for Ben. */
+function tableName(seat) {
+  return seat.away && !seat.bot ? `Bot (for ${seat.name})` : seat.name;
+}
+
+/** When a bot takes over the seat at ``index`` (its player dropped on their turn), or null. */
+function takeoverOf(room, index) {
+  const at = room.takeoverAt && room.takeoverAt[index];
+  return at === undefined ? null : at;
 }
 
 /** A panel's heading; on a portrait phone the panel is a sheet, and this row closes it. */
@@ -381,6 +398,8 @@ export function gameContext(model, intents) {
     recent: () => null,
     deadlineAt: room.deadlineAt,
     away: state.you !== null && Boolean(info.seats[state.you] && info.seats[state.you].away),
+    seats: info.seats,
+    takeoverAt: (index) => takeoverOf(room, index),
   };
 }
 
@@ -441,7 +460,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
         button("See the table", () => intents.setRoomUi({ resultsHidden: true }), { key: "hide-results" }),
       ),
       info.phase === "finished"
-        ? h("p", { class: "replay-link" }, h("a", { href: `/r/${model.room.code}/replay/${info.round}`, "data-replay-link": "" }, "Watch the replay"))
+        ? h("p", { class: "replay-link" }, h("a", { href: `/r/${model.room.code}/replay/${info.round}${ctx.you === null ? "" : `?seat=${ctx.you}`}`, "data-replay-link": "" }, "Watch the replay"))
         : null,
     ),
   );
@@ -493,6 +512,8 @@ function turnBanner(view, gameModule, ctx) {
   if (view.over) return h("p", { class: "turn-banner over", "data-turn": "over", role: "status", tabindex: -1 }, "The game is over.");
   const mine = !ctx.spectator && (view.legal || []).some((a) => a.type !== "undo");
   const undo = !ctx.spectator && (view.legal || []).some((a) => a.type === "undo");
+  // Whom the table waits for, if that is a person who is not there: say so, not "is playing".
+  const absent = mine ? null : absentActor(view, ctx);
   const banner = mine
     ? h(
         "p",
@@ -502,8 +523,8 @@ function turnBanner(view, gameModule, ctx) {
       )
     : h(
         "p",
-        { class: "turn-banner", "data-turn": "other", role: "status", tabindex: -1 },
-        gameModule.waiting(view, ctx) || "Waiting…",
+        { class: "turn-banner", "data-turn": "other", "data-absent": absent ? absent.status : null, role: "status", tabindex: -1 },
+        absent ? absent.text : gameModule.waiting(view, ctx) || "Waiting…",
         undo ? ` ${gameModule.prompt(view, ctx)}` : "",
       );
   // Beside the banner, not in it: the banner is a live region, and a clock in it would be
@@ -512,10 +533,61 @@ function turnBanner(view, gameModule, ctx) {
     "div",
     { class: "turn-line" },
     banner,
-    // An away seat has no clock: the one running is someone else's.
-    ctx.deadlineAt === null || (mine && ctx.away)
-      ? null
-      : h("span", { class: ["banner-timer", mine && "mine"] }, countdown(ctx.deadlineAt)),
+    // An away seat has no clock (its bot plays now); a dropped player's shows when the bot
+    // takes over.
+    absent && absent.status === "offline" && absent.at !== null
+      ? h("span", { class: "banner-timer" }, countdown(absent.at, { label: "to the bot" }))
+      : ctx.deadlineAt === null || (mine && ctx.away) || (absent && absent.status === "away")
+        ? null
+        : h("span", { class: ["banner-timer", mine && "mine"] }, countdown(ctx.deadlineAt)),
+  );
+}
+
+/** The one person the table waits for, if their connection dropped or a bot plays for them:
+ * {status, text, at} (at: when a bot takes over, or null). */
+function absentActor(view, ctx) {
+  const acting = (view.to_act || []).filter((s) => s !== ctx.you);
+  if (acting.length !== 1) return null;
+  const index = acting[0];
+  const seat = ctx.seats[index];
+  if (!seat || seat.bot) return null;
+  if (seat.away) return { status: "away", text: `A bot is playing for ${seat.name}.`, at: null };
+  if (seat.connected) return null;
+  const at = ctx.takeoverAt(index);
+  const text = at !== null ? `${seat.name}'s connection dropped — a bot plays for ${seat.name} in ` : `${seat.name}'s connection dropped.`;
+  return { status: "offline", text: at !== null ? [text, countdown(at, { label: "" })] : text, at };
+}
+
+/** Why a bot plays for you, from the moves the log holds (docs/protocol.md: `by`): the last
+ * move made for you says whether your time ran out or your connection dropped; with none, the
+ * host let a bot play for you. */
+function awayCause(room, you) {
+  // The first move made for you since your own last one started it.
+  let first = null;
+  for (let i = room.log.length - 1; i >= 0; i--) {
+    const line = room.log[i];
+    if (line.seat !== you || !line.by) continue;
+    if (line.by === "act") break;
+    first = line.by;
+  }
+  if (first === "timeout") return "your time ran out";
+  if (first === "takeover") return "your connection dropped";
+  return "the host let a bot take your turns";
+}
+
+/** Told once to a player who comes back (reconnect, reload, new device): what happened since
+ * the last table they saw, in names. */
+function digestNote(room, intents) {
+  const digest = room.digest;
+  const shown = digest.lines.slice(-8);
+  const more = digest.lines.length - shown.length;
+  const n = digest.forYou;
+  return h(
+    "section",
+    { class: "covered-note digest", role: "status", key: `digest${digest.id}`, "data-digest": "" },
+    h("p", null, h("strong", null, "While you were away"), n ? ` A bot played ${n} ${n === 1 ? "move" : "moves"} for you.` : ""),
+    h("ol", { class: "digest-lines" }, more > 0 ? h("li", { class: "muted" }, `… and ${more} more before these`) : null, shown.map((text, i) => h("li", { key: `d${i}` }, text))),
+    button("Got it", intents.dismissCovered, { "aria-label": "Dismiss what happened while you were away" }),
   );
 }
 
@@ -527,7 +599,7 @@ function coveredNote(room, intents) {
     "p",
     { class: "covered-note", role: "status", key: `covered${room.covered.id}` },
     `A bot played ${n} ${n === 1 ? "move" : "moves"} for you. `,
-    button("Dismiss", intents.dismissCovered, { "aria-label": "Dismiss the note about the bot's moves" }),
+    button("Dismiss", intents.dismissCovered, { "aria-label": "Dismiss what happened while you were away" }),
   );
 }
 
@@ -541,7 +613,8 @@ function stripView(model, ctx, gameModule, view) {
     others.map(({ seat, index }) => {
       const status = seatStatus(seat);
       const turn = Boolean(view && view.to_act.includes(index) && !view.over);
-      const timed = turn && !seat.bot && !seat.away && ctx.deadlineAt !== null;
+      const timed = turn && status === "online" && ctx.deadlineAt !== null;
+      const takeover = turn && status === "offline" ? takeoverOf(model.room, index) : null;
       let facts = null;
       try {
         if (view && gameModule && gameModule.seat) facts = gameModule.seat(view, index, ctx);
@@ -556,10 +629,17 @@ function stripView(model, ctx, gameModule, view) {
           "div",
           { class: "strip-head" },
           h("span", { class: ["presence", status], "aria-hidden": "true" }),
-          h("span", { class: "seat-name", title: seat.name }, seat.name),
-          status === "online" ? null : h("span", { class: "visually-hidden" }, ` (${status})`),
+          h("span", { class: "seat-name", title: seat.name }, tableName(seat)),
           turn ? h("span", { class: "turn-mark", title: "to play" }, h("span", { "aria-hidden": "true" }, "▶"), h("span", { class: "visually-hidden" }, " to play")) : null,
         ),
+        status === "offline" || status === "away"
+          ? h(
+              "span",
+              { class: ["strip-presence", status], "data-presence": status },
+              STATUS_WORDS[status],
+              takeover !== null ? [" · bot in ", countdown(takeover, { label: "" })] : null,
+            )
+          : null,
         timed ? h("span", { class: "strip-timer" }, countdown(ctx.deadlineAt)) : null,
         facts ? h("div", { class: "strip-facts" }, facts) : null,
       );
@@ -598,7 +678,8 @@ function sideBar(model, intents, ctx) {
       { "aria-label": unread ? `Chat, ${unread} unread` : "Chat" },
     ),
     item("log", "Log"),
-    button("Rules", () => intents.openSheet("howto"), { key: "open-howto-bar", class: "bar-button", "aria-label": "How to play" }),
+    // Its accessible name starts with the word it shows (WCAG "label in name").
+    button("Rules", () => intents.openSheet("howto"), { key: "open-howto-bar", class: "bar-button", "aria-label": "Rules: how to play" }),
     ctx.spectator ? null : item("invite", "Invite"),
   );
 }
@@ -643,13 +724,12 @@ function tableView(model, intents) {
           latest ? latest.text : "",
         ),
         banner,
-        coveredNote(room, intents),
+        room.digest ? digestNote(room, intents) : coveredNote(room, intents),
         me && me.away
           ? h(
               "p",
               { class: "away-banner", role: "status" },
-              // The room does not say why (timer, lost connection or the host): say all three.
-              "A bot is playing for you for now: your time ran out, you were disconnected, or the host let a bot take your turns. ",
+              `A bot is playing for you for now: ${awayCause(room, ctx.you)}. `,
               button("I'm back", () => intents.send({ type: "back" }), { class: "primary" }),
             )
           : null,
