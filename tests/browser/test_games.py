@@ -36,7 +36,7 @@ def _start(host: Person, *others: Person) -> None:
     for person in (host, *others):
         person.wait_screen("table")
         # The game log opens with the deal, in plain words.
-        sealed = person.page.locator("[data-panel=log] li", has_text="Cards dealt. The deal is sealed")
+        sealed = person.page.locator("[data-panel=log] li", has_text="Cards dealt.")
         sealed.first.wait_for(state="attached")
 
 
