@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import Locator, WebSocketRoute, expect
 
 from rules.codec import pack, unpack
 from tests.browser.pages import Person
-from tests.browser.play import play_to_the_end, wait_for_news
+from tests.browser.play import play_to_the_end, screenshot_dir, wait_for_news
 
 Make = Callable[..., Person]
 
@@ -52,7 +53,10 @@ def _log(person: Person) -> Locator:
     return person.page.locator("[data-panel=log] .game-log li")
 
 
-def test_a_friend_who_drops_is_shown_in_words_until_they_are_back(person: Make) -> None:
+def test_a_friend_who_drops_is_shown_in_words_until_they_are_back(
+    person: Make, tmp_path: Path
+) -> None:
+    shots = screenshot_dir(tmp_path)
     ana, ben = person("Ana"), person("Ben", phone=False)
     code = _start_two(ana, ben)
     _play_until([ana, ben], lambda: _starts_a_turn(ben))
@@ -68,6 +72,7 @@ def test_a_friend_who_drops_is_shown_in_words_until_they_are_back(person: Make) 
     expect(banner).to_contain_text("Ben's connection dropped — a bot plays for Ben in")
     # The clock beside the banner is the bot's, not Ben's turn timer.
     expect(ana.page.locator(".banner-timer")).to_contain_text("to the bot")
+    ana.screenshot(shots / "numberswap-dropped-phone.png")
     # Ana, the host, lets a bot play for him rather than wait.
     ana.players()
     ana.page.get_by_role("button", name="Let a bot play for Ben").click()
@@ -87,6 +92,7 @@ def test_a_friend_who_drops_is_shown_in_words_until_they_are_back(person: Make) 
     expect(digest).to_contain_text(re.compile(r"A bot played \d+ moves? for you\."))
     expect(digest.locator("li", has_text=re.compile(r"^Bot for you "))).not_to_have_count(0)
     assert digest.locator("li", has_text=re.compile(r"\bseat \d", re.I)).count() == 0
+    ben.screenshot(shots / "numberswap-back-desktop.png")
     expect(_log(ana).filter(has_text="Ben is back.")).not_to_have_count(0)
     ana.close_sheet()
     expect(strip.locator(".seat-name")).to_have_text("Ben")
@@ -172,3 +178,14 @@ def test_the_replay_from_your_results_starts_at_your_seat_and_rules_say_their_na
     play_to_the_end("floor", [ana])
     link = ana.page.locator("[data-results] [data-replay-link]")
     expect(link).to_have_attribute("href", re.compile(rf"/replay/1\?seat={ana.seat}$"))
+    # Back from the replay: no focus ring is drawn around the whole page (a gold line).
+    link.click()
+    ana.page.locator("[data-step-counter]").wait_for()
+    ana.page.go_back()
+    ana.wait_screen("table")
+    ring = ana.page.evaluate(
+        """() => { const el = document.activeElement; const cs = getComputedStyle(el);
+                   return [el.tagName, cs.outlineStyle, el.getBoundingClientRect().width]; }"""
+    )
+    _tag, outline, width = ring
+    assert outline == "none" or width < 0.9 * ana.page.viewport_size["width"], ring  # type: ignore[index]
