@@ -189,3 +189,38 @@ def test_the_replay_from_your_results_starts_at_your_seat_and_rules_say_their_na
     )
     _tag, outline, width = ring
     assert outline == "none" or width < 0.9 * ana.page.viewport_size["width"], ring  # type: ignore[index]
+
+
+def test_a_note_about_a_bots_moves_does_not_carry_into_the_rematch(person: Make) -> None:
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    code = ana.create_room("floor")
+    ben.join_by_code(code)
+    ana.wait_seats(2)
+    ana.click("Start the game")
+    ana.wait_screen("table")
+    ben.wait_screen("table")
+    ana.players()
+    ana.page.get_by_role("button", name="Let a bot play for Ben").click()
+    ana.page.get_by_role("button", name="Yes, let a bot play for Ben").click()
+    ana.close_sheet()
+    ben.page.locator(".away-banner").wait_for()
+    # Ana plays until the bot has made a move for Ben (Ben's page is a desktop: no sheets).
+    made_for_ben = ben.page.locator(
+        "[data-panel=log] .game-log li", has_text=re.compile(r"^Bot for you ")
+    )
+    for _ in range(40):
+        if made_for_ben.count():
+            break
+        versions = [ana.version, ben.version]
+        if not ana.step("floor"):
+            wait_for_news([ana, ben], versions)
+    expect(made_for_ben).not_to_have_count(0)
+    ben.page.get_by_role("button", name="I'm back").click()
+    note = ben.page.get_by_role("status").filter(
+        has_text=re.compile(r"A bot played \d+ moves? for you")
+    )
+    expect(note).to_be_visible()
+    play_to_the_end("floor", [ana, ben])
+    ana.page.locator("[data-rematch]").click()
+    ben.page.wait_for_function("() => document.body.dataset.over === 'false'")
+    expect(note).to_have_count(0)
