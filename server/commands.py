@@ -106,10 +106,14 @@ class Change:
     settled: bool = False
     #: What the change adds to the room's game records (server/records.py), in order.
     archive: tuple[Any, ...] = ()
+    #: A new command (a fresh ``seq``) that found nothing to change (the same commitment
+    #: again, "back" when not away): answered, but not as a duplicate, which is what a
+    #: ``seq`` already used gets (docs/protocol.md).
+    unchanged: bool = False
 
     @property
     def duplicate(self) -> bool:
-        return self.entry is None and not self.settled
+        return self.entry is None and not self.settled and not self.unchanged
 
     @property
     def result_version(self) -> int:
@@ -270,12 +274,33 @@ def seat_token(room: Room, key: str) -> str:
 
 def command_digest(kind: str, body: Any) -> str:
     """What identifies a command's content, to tell a resend from a new command that reuses
-    its number (two tabs of one seat counting on their own)."""
+    its number (two tabs of one seat counting on their own). In one canonical form: the same
+    command with its keys in another order is the same command."""
+    return hashlib.sha256(pack([kind, _canonical(body)])).hexdigest()[:16]
+
+
+def _digest_as_sent(kind: str, body: Any) -> str:
+    """The digest servers made before :func:`command_digest` was canonical (keys in the order
+    they came): a command applied before an upgrade and resent after it is still known."""
     return hashlib.sha256(pack([kind, body])).hexdigest()[:16]
 
 
+def _canonical(value: Any) -> Any:
+    """``value`` with every object's keys in sorted order (a message's keys are strings)."""
+    if type(value) is dict:
+        return {key: _canonical(value[key]) for key in sorted(value, key=str)}
+    if type(value) is list:
+        return [_canonical(item) for item in value]
+    return value
+
+
 def sequenced(
-    room: Room, seat_id: int, seq: int, run: Callable[[Room], Change], digest: str = ""
+    room: Room,
+    seat_id: int,
+    seq: int,
+    run: Callable[[Room], Change],
+    digest: str = "",
+    as_sent: Callable[[], str] | None = None,
 ) -> Change:
     """Run a seated player's command exactly once per (seat, seq).
 
@@ -288,7 +313,13 @@ def sequenced(
     _, seat = _seat(room, seat_id)
     if seq <= seat.last_seq:
         known = next((a for a in seat.acks if a[0] == seq), None)
-        if known is not None and digest and known[2] and known[2] != digest:
+        if (
+            known is not None
+            and digest
+            and known[2]
+            and known[2] != digest
+            and (as_sent is None or known[2] != as_sent())
+        ):
             raise RoomError(
                 ErrorCode.SEQ_REUSED,
                 f"Number {seq} was used for another command; the next one is {seat.last_seq + 1}",
@@ -303,7 +334,7 @@ def sequenced(
         )
     change = run(room)
     if change.entry is None:
-        return change
+        return replace(change, unchanged=True)
     new = change.room
     index = new.index_of(seat_id)
     if index is not None:
@@ -790,7 +821,12 @@ def act(
     """A player's action, applied exactly once per (seat, seq)."""
     digest = command_digest("act", raw_action)
     return sequenced(
-        room, seat_id, seq, lambda r: _act(r, seat_id, raw_action, now, max_pause), digest
+        room,
+        seat_id,
+        seq,
+        lambda r: _act(r, seat_id, raw_action, now, max_pause),
+        digest,
+        lambda: _digest_as_sent("act", raw_action),
     )
 
 
@@ -829,9 +865,14 @@ def seated(room: Room, seat_id: int, message: Sequenced, ctx: Context) -> Change
     command = SEATED[type(message)]
     # The message's fields as validated (strict types, nothing nested), without pydantic's
     # serializer: the same dict ``model_dump(mode="json", exclude={"seq"})`` gives.
-    digest = command_digest("m", {k: v for k, v in message.__dict__.items() if k != "seq"})
+    body = {k: v for k, v in message.__dict__.items() if k != "seq"}
     return sequenced(
-        room, seat_id, message.seq, lambda r: command(r, seat_id, message, ctx), digest
+        room,
+        seat_id,
+        message.seq,
+        lambda r: command(r, seat_id, message, ctx),
+        command_digest("m", body),
+        lambda: _digest_as_sent("m", body),
     )
 
 

@@ -144,7 +144,42 @@ def decode(frame: Frame, fmt: Format) -> dict[str, Any]:
         raise FrameError("A message must be an object")
     if _deeper_than(message, MAX_DEPTH):
         raise FrameError(_TOO_DEEP)
+    if fmt is Format.JSON:
+        # JSON can say what msgpack cannot: an integer of any size, and a lone UTF-16
+        # surrogate ("\ud800"), which is no text. Neither gets past the edge.
+        _check_plain(message)
     return message
+
+
+#: The integers a message may hold: what msgpack carries (64 bits, signed or not).
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+
+def _check_plain(value: Any) -> None:
+    """Refuse a JSON message holding an integer outside 64 bits or a lone surrogate."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            for key, child in item.items():
+                _check_text(key)
+                stack.append(child)
+        elif kind is list:
+            stack.extend(item)
+        elif kind is int:
+            if not _INT_MIN <= item <= _INT_MAX:
+                raise FrameError("A number in the frame does not fit in 64 bits")
+        elif kind is str:
+            _check_text(item)
+
+
+def _check_text(text: str) -> None:
+    if not text.isascii():
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            raise FrameError("A string in the frame holds a lone UTF-16 surrogate") from None
 
 
 def _deeper_than(value: Any, limit: int) -> bool:

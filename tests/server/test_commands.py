@@ -329,3 +329,21 @@ def test_how_many_moves_a_bot_covered_survives_the_stored_form() -> None:
     seats = (room.seats[0], replace(room.seats[1], away=True, covered=3))
     room = replace(room, seats=seats)
     assert rooms.decode(rooms.encode(room)).seats[1].covered == 3
+
+
+def test_a_command_applied_before_digests_were_canonical_is_still_known_when_resent() -> None:
+    """A server before the canonical digest stored the digest of the keys as they came: such a
+    command, resent after an upgrade, is the duplicate it is, not a reused number."""
+    room = playing(2)
+    seat = sorted(room.game.to_act(room.state))[0]
+    seat_id = room.seats[seat].id
+    action = room.game.legal_view(room.state, seat)[0]
+    assert list(action) != sorted(action), "sent with its keys out of sorted order"
+    applied = commands.act(room, seat_id, 1, action, 3.0).room
+    old = commands._digest_as_sent("act", action)
+    assert old != commands.command_digest("act", action)
+    acks = tuple((s, v, old if s == 1 else d) for s, v, d in applied.seats[seat].acks)
+    seats = tuple(replace(s, acks=acks) if s.id == seat_id else s for s in applied.seats)
+    stored = replace(applied, seats=seats)
+    again = commands.act(stored, seat_id, 1, action, 4.0)
+    assert again.duplicate and again.room is stored

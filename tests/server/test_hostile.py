@@ -275,7 +275,73 @@ async def test_type_that_is_a_list_or_a_map(table: Table) -> None:
 
 async def test_resume_token_with_a_lone_surrogate(table: Table) -> None:
     client = await Client.open(table.server.ws, table.code, "json")
-    await refused(table, client, '{"type": "resume", "token": "ab\\ud800cd"}', "bad_message", True)
+    await refused(table, client, '{"type": "resume", "token": "ab\\ud800cd"}', "bad_frame", True)
+
+
+async def _json_seat(table: Table, index: int) -> Client:
+    """Another connection of seat ``index``, speaking JSON."""
+    token = table.players[index].welcome["token"]  # type: ignore[index]
+    client = await Client.open(table.server.ws, table.code, "json")
+    await client.resume(token)
+    return client
+
+
+async def test_a_json_integer_beyond_64_bits_is_refused_and_the_connection_stays(
+    table: Table,
+) -> None:
+    """It used to drop the connection with no close frame (an OverflowError in the digest)."""
+    mover, _ = table.to_move()
+    client = await _json_seat(table, table.players.index(mover))
+    seq = client.next_seq()
+    for big in (2**64, -(2**63) - 1, 10**40):
+        frame = f'{{"type": "act", "seq": {seq}, "action": {{"type": "play", "card": {big}}}}}'
+        await refused(table, client, frame, "bad_frame", raw=True)
+    await refused(
+        table, client, f'{{"type": "kick", "seq": {seq}, "id": {2**70}}}', "bad_frame", True
+    )
+    await client.send({"type": "sync"})
+    await client.expect("state")
+
+
+async def test_a_lone_surrogate_in_an_action_is_refused_and_the_connection_stays(
+    table: Table,
+) -> None:
+    mover, _ = table.to_move()
+    client = await _json_seat(table, table.players.index(mover))
+    frame = f'{{"type": "act", "seq": {client.next_seq()}, "action": {{"type": "\\ud800"}}}}'
+    await refused(table, client, frame, "bad_frame", raw=True)
+    await refused(table, client, '{"type": "chat", "seq": 90, "\\udfff": 1}', "bad_frame", True)
+    await client.send({"type": "sync"})
+    await client.expect("state")
+
+
+async def test_a_resend_with_its_keys_in_another_order_is_the_same_command(table: Table) -> None:
+    """Exactly-once does not depend on key order: the resend is acknowledged as the duplicate
+    it is, not refused as a reused number (which a client would renumber: a second move)."""
+    mover, _ = table.to_move()
+    client = await _json_seat(table, table.players.index(mover))
+    action = client.state["view"]["legal"][0]  # type: ignore[index]
+    seq = client.next_seq()
+    await client.send_raw(json.dumps({"type": "act", "seq": seq, "action": action}))
+    first = await client.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+    backwards = dict(reversed(list(action.items())))
+    assert list(backwards) != list(action) or len(action) == 1
+    await client.send_raw(json.dumps({"action": backwards, "seq": seq, "type": "act"}))
+    again = await client.until(lambda m: m["type"] in ("ack", "error") and m.get("seq") == seq)
+    assert again["type"] == "ack" and again["duplicate"] is True, again
+    assert again["version"] == first["version"]
+
+
+async def test_a_command_that_changes_nothing_on_a_fresh_seq_is_not_called_a_duplicate(
+    table: Table,
+) -> None:
+    """``duplicate`` is for a seq already used; "back" from a seat that is not away, on a new
+    seq, is answered plainly."""
+    client = table.players[1]
+    seq = client.next_seq()
+    await client.send({"type": "back", "seq": seq})
+    ack = await client.until(lambda m: m["type"] in ("ack", "error") and m.get("seq") == seq)
+    assert ack["type"] == "ack" and ack["duplicate"] is False, ack
 
 
 async def test_refused_act_and_flood_refusals_carry_the_seq(table: Table) -> None:
@@ -364,7 +430,7 @@ HOSTILE: dict[str, tuple[str, bytes | str, str]] = {
         pack({"type": "act", "seq": 2**53 + 1, "action": {}}),
         "bad_message",
     ),
-    "token-with-a-surrogate": ("json", '{"type": "resume", "token": "\\ud800"}', "bad_message"),
+    "token-with-a-surrogate": ("json", '{"type": "resume", "token": "\\ud800"}', "bad_frame"),
     "timer-not-a-number": (
         "msgpack",
         pack({"type": "options", "seq": 1, "turn_timer": "30"}),
