@@ -279,6 +279,14 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             await super().send(message)
             if message["type"] == "websocket.accept" and self.handshake_complete:
                 self._let_go_of_handshake()
+            elif message["type"] == "websocket.http.response.body" and not message.get(
+                "more_body", False
+            ):
+                # A refusal sent as an HTTP response (429 at the per-address cap) answers the
+                # handshake; uvicorn does not count it so, and would log an ERROR ("returned
+                # without completing handshake") for every refused client: a log anyone
+                # could flood (docs/architecture.md, "Logging").
+                self.handshake_complete = True
         self._reset_if_closing()
 
     def _open(self) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import sys
@@ -345,3 +346,23 @@ async def test_a_client_that_stops_answering_pings_is_closed_within_the_bound() 
         finally:
             os.kill(sleepy.pid, signal.SIGKILL)
             await sleepy.wait()
+
+
+async def test_a_websocket_refused_at_the_per_address_cap_logs_no_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each refusal used to log "ASGI callable returned without completing handshake" at
+    ERROR: anyone could fill the log at ERROR by opening sockets."""
+    from tests.server.test_hostile import uvicorn_logs_to
+
+    caplog.set_level(logging.INFO)
+    async with serve(replace(TEST_SETTINGS, max_connections_per_address=1)) as server:
+        with uvicorn_logs_to(caplog):
+            code = await create_room(server.http, "toy")
+            first = await Client.open(server.ws, code)
+            for _ in range(3):
+                with pytest.raises(InvalidStatus) as refused:
+                    await Client.open(server.ws, code)
+                assert refused.value.response.status_code == 429
+            await first.watch()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
