@@ -17,6 +17,10 @@ from typing import Any
 
 from server.config import Settings, SettingsError, variables
 
+#: ``parlor serve``'s exit status when its SQLite file is in use by another process
+#: (docs/deploy.md, "Exit status").
+EXIT_STORE_IN_USE = 4
+
 
 def _serve(args: argparse.Namespace) -> int:
     from server.supervisor import Supervisor
@@ -38,6 +42,18 @@ def _serve(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"parlor serve: {exc}", file=sys.stderr)
         return 2
+    if not settings.redis_url and not settings.ephemeral:
+        from server.config import data_file
+        from server.sqlite_store import held_by_another
+
+        path = data_file(settings)
+        if held_by_another(path):
+            print(
+                f"parlor serve: {path} is in use by another parlor serve (one process per file);"
+                " stop it, or set PARLOR_DATA_PATH to another file",
+                file=sys.stderr,
+            )
+            return EXIT_STORE_IN_USE
     count = settings.worker_count()
     form = "%(asctime)s %(levelname)s %(name)s %(message)s"
     if count > 1:

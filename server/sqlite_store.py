@@ -86,6 +86,23 @@ CREATE INDEX IF NOT EXISTS archive_by_room ON archive (code, id);
 _CHUNK = 500
 
 
+def held_by_another(path: Path) -> bool:
+    """Whether another process holds ``path``'s lock (the one :class:`SqliteStore` takes):
+    ``parlor serve`` checks before it starts, to say so in one line."""
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        fd = os.open(lock_path, os.O_RDWR)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing it lets go of a lock it took
+    return False
+
+
 class SqliteStore(Store):
     kind = "sqlite"
 

@@ -54,7 +54,10 @@ async def test_sigkill_and_restart_on_sqlite_loses_no_acknowledged_move(tmp_path
     with serve_process(data_path=path) as (proc, addr):
         http, ws = f"http://{addr}", f"ws://{addr}"
         assert f"embedded SQLite store in {path} " in proc.log.read_text()
-        with pytest.raises(StartError, match="another process"), serve_process(data_path=path):
+        with (
+            pytest.raises(StartError, match="in use by another parlor serve"),
+            serve_process(data_path=path),
+        ):
             pass  # a second server on the same file refuses to start
         code = await create_room(http, "toy", {"hand": 6})
         clients = await seat_clients([ws], code, 2)
@@ -107,3 +110,32 @@ async def test_sigkill_and_restart_on_sqlite_loses_no_acknowledged_move(tmp_path
         await store.close()
     assert room.phase.value == "finished"
     assert logged == acked, "the log holds exactly the acknowledged moves, at their versions"
+
+
+def test_a_second_parlor_serve_on_the_same_file_says_so_in_one_line_and_exits_4(
+    tmp_path: Path,
+) -> None:
+    """It was refused with a full traceback (the lock found in the app's start-up)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.processes import free_port
+
+    path = tmp_path / "rooms.sqlite3"
+    with serve_process(data_path=path):
+        env = {**os.environ, "PARLOR_DATA_PATH": str(path), "PARLOR_PORT": str(free_port())}
+        env.pop("REDIS_URL", None)
+        second = subprocess.run(
+            [sys.executable, "-m", "server.cli", "serve"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=Path(__file__).resolve().parents[2],
+        )
+    assert second.returncode == 4, second
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and "in use by another parlor serve" in lines[0], second.stderr
+    assert str(path) in lines[0]
+    assert "Traceback" not in second.stdout + second.stderr
