@@ -21,7 +21,7 @@ from server.connections import Connection
 from server.protocol import CloseCode
 from server.wire import Format
 from tests.server.deployed import RawWebSocket, parlor_serve
-from tests.server.driver import seat_clients
+from tests.server.driver import seat_clients, state_where
 from tests.server.harness import ROOT, TEST_SETTINGS, Client, create_room, serve
 
 
@@ -366,3 +366,22 @@ async def test_a_websocket_refused_at_the_per_address_cap_logs_no_error(
                 assert refused.value.response.status_code == 429
             await first.watch()
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+async def test_a_client_that_stops_answering_pings_is_closed_with_1011() -> None:
+    """The close code docs/protocol.md lists for it: 1011, keepalive ping timeout."""
+    settings = replace(TEST_SETTINGS, ws_ping_interval=0.2, ws_ping_timeout=0.2, close_timeout=60.0)
+    async with serve(settings) as server:
+        code = await create_room(server.http, "toy")
+        ana, sleepy = await seat_clients([server.ws], code, 2)
+        await state_where(ana, lambda m: m["room"]["seats"][1]["connected"])
+        transport = sleepy.ws.transport
+        transport.pause_reading()  # it reads nothing now, pings included: no pong goes back
+        await ana.until(
+            lambda m: m["type"] == "state" and not m["room"]["seats"][1]["connected"], 10
+        )
+        transport.resume_reading()  # the close frame waits in its buffer (60 s before a reset)
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await sleepy.recv()
+        assert sleepy.ws.close_code == 1011
