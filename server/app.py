@@ -376,7 +376,14 @@ async def _converse(
         conn.send(error(ErrorCode.NO_ROOM, "That is not a room code"))
         conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
     session = Session(
-        conn, code or "", instance.service, instance.hub, settings, instance.metrics, peer
+        conn,
+        code or "",
+        instance.service,
+        instance.hub,
+        settings,
+        instance.metrics,
+        peer,
+        lambda: instance.limit_clock(),
     )
     # Until it is bound to the room, a connection waits for frames no longer than this.
     join_by = asyncio.get_running_loop().time() + settings.join_timeout

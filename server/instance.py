@@ -6,7 +6,9 @@ Built by the app's lifespan; tests build one per simulated server process.
 from __future__ import annotations
 
 import logging
+import time
 import uuid
+from collections.abc import Callable
 
 from server.bots import Bots
 from server.config import Settings, data_file
@@ -41,7 +43,13 @@ class Instance:
         self.settings = settings
         self.store = store if store is not None else make_store(settings)
         self.metrics = Metrics()
-        self.create_limit = PerKeyLimit(settings.create_rate, settings.create_burst)
+        #: The clock every rate limit here runs on (room creation per address, messages and
+        #: chat lines per connection): injected by tests, so that no limit depends on how fast
+        #: the machine running them is.
+        self.limit_clock: Callable[[], float] = time.monotonic
+        self.create_limit = PerKeyLimit(
+            settings.create_rate, settings.create_burst, clock=lambda: self.limit_clock()
+        )
         #: Open WebSockets per client address.
         self.sockets = PerKeyCount(settings.max_connections_per_address)
         self.service = RoomService(self.store, settings, self.metrics, self.id)

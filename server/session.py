@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
@@ -65,6 +66,7 @@ class Session:
         settings: Settings,
         metrics: Metrics,
         peer: str = "?",
+        limit_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.conn = conn
         #: The client's address (for the log).
@@ -74,8 +76,8 @@ class Session:
         self.hub = hub
         self.settings = settings
         self.metrics = metrics
-        self.flood = TokenBucket(settings.flood_rate, settings.flood_burst)
-        self.chat_limit = TokenBucket(settings.chat_rate, settings.chat_burst)
+        self.flood = TokenBucket(settings.flood_rate, settings.flood_burst, limit_clock)
+        self.chat_limit = TokenBucket(settings.chat_rate, settings.chat_burst, limit_clock)
         self.strikes = 0
         self.bound = False
 

@@ -28,6 +28,10 @@ def parlor_serve(tmp: Path, **env: str) -> Served:
         "PARLOR_BOT_DELAY": "0.05",
         # Every test creates rooms from 127.0.0.1: lift the per-address creation limit.
         "PARLOR_CREATE_BURST": "1000",
+        # Chat: the usual burst of five, but refilled at one line per 1,000 s, so that the
+        # sixth line in a row is too fast however slowly the machine types them (at the usual
+        # one a second a slow machine refilled the bucket between lines).
+        "PARLOR_CHAT_RATE": "0.001",
         "REDIS_URL": "",
         # Rooms in memory: a browser test leaves no file behind.
         "PARLOR_EPHEMERAL": "true",

@@ -334,7 +334,8 @@ def test_a_chat_line_refused_as_too_fast_stays_in_the_box(person: Make) -> None:
     ana.chat("hello")
     ana.wait_chat("Ana: hello")
     expect(box).to_have_value("")  # taken: the box is empty again
-    # A burst of five, then one a second: ten in a row are too many.
+    # A burst of five (this test server refills one line per 1,000 s, tests/browser/served.py):
+    # ten in a row are too many, however fast or slow the machine.
     for i in range(10):
         ana.chat(f"line {i}")
     ana.page.locator(".toast[role=alert]", has_text="too fast").wait_for()

@@ -57,6 +57,9 @@ SETTINGS = replace(TEST_SETTINGS, max_frame=1024, flood_rate=5.0, flood_burst=10
 async def table() -> AsyncIterator[Table]:
     clock = Clock()
     async with serve(SETTINGS, MemoryStore(clock=clock)) as server:
+        # The rate limits too run on this clock, which stands still unless a test moves it:
+        # a flood is a flood however slowly this machine sends it.
+        server.instance.limit_clock = clock
         code = await create_room(server.http, "toy")
         players = await seat_clients([server.ws], code, 2)
         await start(players[0])
@@ -461,6 +464,7 @@ async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
     caplog.set_level(logging.INFO)
     big, flood = code == "too_big", code == "flood"
     async with serve(FLOODED if flood else STRIKES) as server:
+        server.instance.limit_clock = lambda: 0.0  # no refill, whatever the machine's speed
         with uvicorn_logs_to(caplog):
             room = await create_room(server.http, "toy")
             before = (await server.instance.store.load(room)).version  # type: ignore[union-attr]
