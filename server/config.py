@@ -59,6 +59,14 @@ class Schemes:
 
 
 @dataclass(frozen=True, slots=True)
+class Pattern:
+    """Text that matches ``regex`` whole, described to a person as ``described``."""
+
+    regex: str
+    described: str
+
+
+@dataclass(frozen=True, slots=True)
 class _Mark:
     name: str
 
@@ -74,6 +82,8 @@ EXISTING_DIR = _Mark("EXISTING_DIR")
 #: WebSocket implementations of uvicorn that the installed packages provide.
 #: Empty means the embedded store (one process only): SQLite, or memory if ``ephemeral``.
 RedisUrl = Annotated[str, Env("REDIS_URL"), Schemes(("redis", "rediss", "unix")), MAY_BE_EMPTY]
+#: A Redis Cluster node, ``host:port``.
+ClusterNode = Annotated[str, Pattern(r"[A-Za-z0-9._-]+:[0-9]{1,5}", "host:port")]
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -117,6 +127,10 @@ class Settings:
     #: ``redis_url`` names one node of a Redis Cluster: use the cluster client (every master,
     #: sharded pub/sub). Without ``redis_url`` it has no effect.
     redis_cluster: bool = False
+    #: More nodes of that Redis Cluster, ``host:port`` each: the cluster client learns the
+    #: cluster from the first one of these and ``redis_url``'s node that answers, so a new
+    #: instance starts while any of them is alive (a rolling deploy after a failover).
+    redis_cluster_nodes: tuple[ClusterNode, ...] = ()
     #: The SQLite file of the embedded store (used without ``redis_url``); None: the per-user
     #: data directory, see :func:`data_file`.
     data_path: Path | None = None
@@ -355,6 +369,9 @@ def _scalar(name: str, kind: Any, marks: tuple[Any, ...]) -> tuple[Callable[[str
     if kind is float:
         return _bounded(_finite, limits), "a number " + _range_text(limits)
     if kind is str:
+        pattern = next((m for m in marks if isinstance(m, Pattern)), None)
+        if pattern is not None:
+            return _matching(pattern.regex), pattern.described
         schemes = next((m.names for m in marks if isinstance(m, Schemes)), None)
         if schemes is None:
             return str, "a non-empty value"
@@ -410,6 +427,17 @@ def _bounded(
         if not ok:
             raise ValueError(text)
         return number
+
+    return read
+
+
+def _matching(regex: str) -> Callable[[str], str]:
+    compiled = re.compile(regex)
+
+    def read(text: str) -> str:
+        if not compiled.fullmatch(text):
+            raise ValueError(text)
+        return text
 
     return read
 

@@ -31,6 +31,7 @@ def make_store(settings: Settings) -> Store:
             log_max=settings.log_max,
             timeout=settings.redis_timeout,
             cluster=settings.redis_cluster,
+            seeds=settings.redis_cluster_nodes,
         )
     if settings.ephemeral:
         return MemoryStore(log_max=settings.log_max)

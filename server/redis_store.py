@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import ClusterNode
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -240,7 +241,13 @@ class RedisStore(Store):
     kind = "redis"
 
     def __init__(
-        self, url: str, log_max: int = 10_000, timeout: float = 1.0, *, cluster: bool = False
+        self,
+        url: str,
+        log_max: int = 10_000,
+        timeout: float = 1.0,
+        *,
+        cluster: bool = False,
+        seeds: Sequence[str] = (),
     ) -> None:
         self._url = url
         self._log_max = log_max
@@ -263,8 +270,17 @@ class RedisStore(Store):
         self._redis: Any
         self._writes: Any
         if cluster:
-            self._redis = aioredis.RedisCluster.from_url(url, retry=reads, **common)
-            self._writes = aioredis.RedisCluster.from_url(url, retry=writes, **common)
+            # Any one live node of these (``url``'s and the ``seeds``, ``host:port``) is
+            # enough to learn the cluster: a dead seed does not stop an instance starting.
+            nodes = [
+                ClusterNode(host, int(port)) for host, port in (s.rsplit(":", 1) for s in seeds)
+            ]
+            self._redis = aioredis.RedisCluster.from_url(
+                url, retry=reads, startup_nodes=list(nodes), **common
+            )
+            self._writes = aioredis.RedisCluster.from_url(
+                url, retry=writes, startup_nodes=list(nodes), **common
+            )
         else:
             self._redis = aioredis.Redis.from_url(url, retry=reads, **common)
             self._writes = aioredis.Redis.from_url(url, retry=writes, **common)

@@ -82,6 +82,9 @@ def _sample(kind: Any, marks: tuple[Any, ...], default: Any, tmp: Path) -> tuple
         choice = next(c for c in typing.get_args(kind) if c != default)
         return choice, choice
     if typing.get_origin(kind) is tuple:
+        item, _ = typing.get_args(kind)
+        if typing.get_origin(item) is Annotated:  # host:port items (Pattern)
+            return "redis-a:7001, ,redis-b:7002 ", ("redis-a:7001", "redis-b:7002")
         return "https://a.example, ,https://b.example ", ("https://a.example", "https://b.example")
     raise AssertionError(f"no sample for {kind!r}: teach this test the new kind of setting")
 
@@ -336,3 +339,10 @@ def test_more_than_one_worker_is_refused_with_the_embedded_store() -> None:
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
     assert "PARLOR_WORKERS='2': expected 1 with the embedded store" in done.stderr
+
+
+def test_redis_cluster_nodes_are_host_port_pairs() -> None:
+    env = {"PARLOR_REDIS_CLUSTER_NODES": "10.0.0.2:7001, redis-b:7002,"}
+    assert Settings.from_env(env).redis_cluster_nodes == ("10.0.0.2:7001", "redis-b:7002")
+    lines = refused({"PARLOR_REDIS_CLUSTER_NODES": "redis-b"})
+    assert "host:port" in lines["PARLOR_REDIS_CLUSTER_NODES"]

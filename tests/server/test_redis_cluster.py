@@ -138,3 +138,30 @@ async def test_the_watcher_hears_moves_after_a_failover(own_cluster: RedisCluste
         await host.state_at_least(version)
         state = await watcher.state_at_least(version, timeout=10)
         assert state["version"] >= version
+
+
+async def test_a_new_instance_starts_while_its_first_seed_node_is_dead(
+    own_cluster: RedisCluster,
+) -> None:
+    """After a master dies and its replica takes over, a new ``parlor serve`` (a restart, a
+    rolling deploy) whose ``REDIS_URL`` names the dead node starts all the same from the
+    other seed nodes (PARLOR_REDIS_CLUSTER_NODES); with that one node only, it cannot."""
+    seed = own_cluster.nodes[0]
+    key = next(
+        k
+        for k in (keys.room(f"S{i:04d}") for i in range(10_000))
+        if own_cluster.master_of(k) is seed
+    )
+    await asyncio.to_thread(own_cluster.kill_master_of, key)
+    dead = f"redis://127.0.0.1:{seed.port}"
+    others = tuple(f"127.0.0.1:{node.port}" for node in own_cluster.live())
+    settings = replace(CLUSTER_SETTINGS, redis_url=dead, redis_cluster_nodes=others)
+    async with serve(settings) as server:
+        assert server.instance.store.kind == "redis"
+        code = await create_room(server.http, "toy")
+        (player,) = await seat_clients([server.ws], code, 1)
+        assert player.state is not None and player.state["room"]["code"] == code
+    alone = cluster_store(dead)
+    with pytest.raises(Exception):  # noqa: B017 - what redis-py raises with no node
+        await alone.open(lambda notice: None)
+    await alone.close()
