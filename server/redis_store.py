@@ -23,7 +23,6 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff, NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server import keys
 from server.redis_wire import LeanConnection, lean_url
@@ -254,18 +253,24 @@ class RedisStore(Store):
         self._timeout = timeout
         self._cluster = cluster
         # Every call gives up after ``timeout`` (a frozen Redis must not freeze the players).
-        # Reads may be retried once on a fresh connection (a pooled one may be dead after a
-        # Redis restart). Writes never are: a write whose reply was lost may have happened,
-        # and only the caller, by reading the record again, can tell (see store.py). The
-        # cluster client follows MOVED and ASK redirections whatever its retries: a
-        # redirected command was not run.
+        # Reads may be retried once on a fresh connection when the connection failed (a
+        # pooled one may be dead after a Redis restart), never after a timeout: a Redis that
+        # did not answer in time would only make the player wait twice as long (a frozen
+        # Redis answered a sync after 2 s, not 1). Writes are never retried: a write whose
+        # reply was lost may have happened, and only the caller, by reading the record
+        # again, can tell (see store.py). The cluster client follows MOVED and ASK
+        # redirections whatever its retries: a redirected command was not run.
         common: dict[str, Any] = {
             "decode_responses": False,
             "socket_timeout": timeout,
             "socket_connect_timeout": timeout,
-            "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+            "retry_on_error": [RedisConnectionError],
         }
-        reads = Retry(ExponentialBackoff(cap=0.2, base=0.02), retries=1)
+        reads = Retry(
+            ExponentialBackoff(cap=0.2, base=0.02),
+            retries=1,
+            supported_errors=(RedisConnectionError,),
+        )
         writes = Retry(NoBackoff(), retries=0)
         self._redis: Any
         self._writes: Any

@@ -19,7 +19,7 @@ import pytest
 from rules.codec import unpack
 from server.redis_store import RedisStore
 from server.rooms import Room
-from server.store import Store
+from server.store import Store, StoreUnavailable
 from tests.redis_process import RedisProcess
 from tests.server.driver import audit_log, choose, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
@@ -204,3 +204,29 @@ async def test_while_redis_is_paused_sync_and_entering_are_answered_unavailable(
         await player.send({"type": "sync"})
         await player.expect("state")
         await late.watch()
+
+
+async def test_a_read_that_times_out_is_not_tried_again() -> None:
+    """A frozen Redis answered a sync after two timeouts (a read was retried after it timed
+    out), where the failure model promises one. A stand-in that accepts and never answers,
+    as a stopped Redis does, sees the read once."""
+    received = bytearray()
+    connected = 0
+
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal connected
+        connected += 1
+        while chunk := await reader.read(4096):
+            received.extend(chunk)
+
+    listener = await asyncio.start_server(silent, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    store = RedisStore(f"redis://127.0.0.1:{port}", timeout=0.2)
+    try:
+        with pytest.raises(StoreUnavailable):
+            await store.load("ABCDE")
+        # Its first words (the connection's HELLO) go unanswered: one attempt, not two.
+        assert received.count(b"HELLO") == 1 and connected == 1, (connected, bytes(received))
+    finally:
+        await store.close()
+        listener.close()
