@@ -84,9 +84,7 @@ async def main(rounds: int, timeout: float) -> None:
         if name.endswith("status") or name.endswith("unavailable"):
             print(f"  {name}: {sorted(set(values))}")
         else:
-            print(
-                f"  {name}: median {statistics.median(values):.2f} s, max {max(values):.2f} s"
-            )
+            print(f"  {name}: median {statistics.median(values):.2f} s, max {max(values):.2f} s")
 
 
 if __name__ == "__main__":
