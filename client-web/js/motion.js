@@ -33,9 +33,13 @@ export function find(root, name) {
   return root ? root.querySelector(`[data-anim="${CSS.escape(name)}"]`) : null;
 }
 
+/** Animate `el`. While it moves it takes no tap meant for what it passes over (pointer-events
+ * is part of the animation, so a redraw of the page cannot take it away), and it passes under
+ * the labels a player reads: app.css sets their z-index above any card's. */
 function run(el, frames, ms) {
   if (!el || reducedMotion() || typeof el.animate !== "function") return null;
-  return el.animate(frames, { duration: Math.min(ms, MAX_MS), easing: EASE });
+  const untouchable = frames.map((frame) => ({ ...frame, pointerEvents: "none" }));
+  return el.animate(untouchable, { duration: Math.min(ms, MAX_MS), easing: EASE });
 }
 
 /** Slide `el` from the rectangle `from` (an old position, from `snapshot`) to where it is now. */

@@ -101,3 +101,31 @@ def _where(players: list[Person]) -> str:
         f"{p.name} {p.facts()} banner={p.page.locator('.turn-banner').all_inner_texts()}"
         for p in players
     )
+
+
+def play_until(
+    game: str, players: list[Person], done: Callable[[], bool], *, limit_s: float = 120
+) -> int:
+    """Drive ``players`` (each clicks its preferred legal control on its turn) until ``done()``;
+    returns the number of clicks. Like ``play_to_the_end``, nothing polls on a clock: when nobody
+    can move, wait for the next version to reach the page that is behind."""
+    clicks = 0
+    deadline = time.monotonic() + limit_s
+    while not done():
+        assert time.monotonic() < deadline, f"{game}: not done after {clicks} clicks"
+        assert not all(p.over() for p in players), f"{game}: the game ended first"
+        versions = [p.version for p in players]
+        acted = False
+        for person in players:
+            if person.step(game):
+                acted = True
+                clicks += 1
+        if acted or done():
+            continue
+        try:
+            wait_for_news(players, versions)
+        except TimeoutError:
+            raise AssertionError(
+                f"{game}: stuck after {clicks} clicks: {_where(players)}"
+            ) from None
+    return clicks

@@ -357,7 +357,7 @@ def test_event_texts_name_the_player_and_the_reason(table: Open) -> None:
 def test_how_to_play_shows_the_steps_with_pictures_of_cards(table: Open) -> None:
     ana = table()
     page = ana.page
-    opener = "#app [aria-label='How to play'], #app .howto-button >> visible=true"
+    opener = "#app [aria-label='Rules: how to play'], #app .howto-button >> visible=true"
     page.locator(opener).first.click()
     sheet = page.locator("#app .w-howto")
     sheet.wait_for()

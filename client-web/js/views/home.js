@@ -93,10 +93,12 @@ export function homeView(model, intents) {
       },
     },
     h("h2", { id: "join-title" }, "Join a room"),
+    h("label", { for: "room-code", class: "join-label" }, "Room code"),
+    // The code and Join on one line: on a phone the form is short, so "Create room" below it
+    // is in sight too.
     h(
       "div",
-      { class: "field" },
-      h("label", { for: "room-code" }, "Room code"),
+      { class: "join-row" },
       h("input", {
         id: "room-code",
         class: "code-input",
@@ -109,8 +111,8 @@ export function homeView(model, intents) {
         value: home.code,
         oninput: (e) => intents.setHomeCode(e.target.value),
       }),
+      h("button", { type: "submit", class: "primary" }, "Join"),
     ),
-    h("button", { type: "submit", class: "primary" }, "Join"),
   );
   // The code box and a held seat first: on a phone they are what fits above the fold.
   return h(

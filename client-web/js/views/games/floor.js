@@ -394,7 +394,7 @@ function pendingLine(view, ctx) {
     body = [h("span", { class: "f-stack" }, "⇄"), ` Charged Swap: ${who(p.seat, ctx)} ${p.seat === ctx.you ? "decide" : "decides"}`];
   } else if (view.opener_grabbable) {
     kind = "grab";
-    body = `The ${cardLabel(view.top)} opener can be grabbed by the first player.`;
+    body = `The first player may grab the ${cardLabel(view.top)} opener.`;
   }
   return h("p", { class: ["f-pending", `p-${kind}`], "data-anim": "pending", "aria-live": "off" }, body || "\u00a0");
 }
@@ -719,15 +719,17 @@ export function animate(entries, { root, before, ctx }) {
 
 // -- the banner's words ------------------------------------------------------------------------------
 
+/** What to do now, for the turn banner: short (two banner lines on a 320 px phone); the hint
+ * line says why. */
 export function prompt(view, ctx) {
   view = decode(view);
   const legal = view.legal || [];
   const types = new Set(legal.map((a) => a.type));
-  if (types.has("reverse_back")) return "A charged Swap hit you: reverse it back, or let it stand.";
+  if (types.has("reverse_back")) return "Charged Swap: reverse it back, or let it stand.";
   if (types.has("pass") && legal.length === 1) return "You can neither play nor draw: pass.";
   const p = view.pending;
   if (p && p.kind === "take") return `Stack a Take on it, or draw ${p.stack}.`;
-  if (p && p.kind === "freeze") return "You are frozen: play a Freeze, discard Operations, or draw 1.";
+  if (p && p.kind === "freeze") return "Frozen: answer it, or draw 1.";
   if ((ctx.ui.picked || []).length) return "Add cards, or make the play below.";
   return "Tap a highlighted card, or draw.";
 }

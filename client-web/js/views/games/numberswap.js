@@ -227,10 +227,24 @@ function myCell(c, pos, seat, choice, ctx) {
       tabindex: can ? 0 : -1,
       "aria-label": `${cellLabel(c, pos)}${choice && choice.hint ? ` — ${choice.hint}` : ""}`,
       onclick: can ? choice.onclick : null,
+      onkeydown: can ? null : tabToTheStep,
     },
     face(c),
     sending ? sendingMark() : null,
   );
+}
+
+/** Tab on a card of my grid that cannot be chosen now (the focus stays on a card after the
+ * move it made) goes straight to what this step offers, the piles or the move buttons, rather
+ * than through the rest of the page first. From a card that can be chosen, Tab is as usual. */
+function tabToTheStep(event) {
+  if (event.key !== "Tab" || event.shiftKey || event.altKey || event.ctrlKey || event.metaKey) return;
+  const next = document.querySelector(
+    "#app .table-middle [data-legal]:not([aria-disabled]), #app .tray-moves button:not([aria-disabled])",
+  );
+  if (!next) return;
+  event.preventDefault();
+  next.focus();
 }
 
 function myGrid(view, ctx) {
@@ -461,7 +475,7 @@ function moves(view, ctx) {
     // Both ways of using the drawn card, side by side, the current one pressed.
     if (L.swaps.length && L.discards.length) {
       items.push(
-        moveButton("Swap a card", () => ctx.setUi({ mode: null }), { key: "m-swap", "data-legal": step === "swap" ? null : "mode", "aria-pressed": step === "swap" ? "true" : "false" }, ctx),
+        moveButton("Swap it in", () => ctx.setUi({ mode: null }), { key: "m-swap", "data-legal": step === "swap" ? null : "mode", "aria-pressed": step === "swap" ? "true" : "false" }, ctx),
         moveButton("Discard, turn one up", () => ctx.setUi({ mode: "flip" }), { key: "m-flip", "data-legal": step === "discard" ? null : "mode", "aria-pressed": step === "discard" ? "true" : "false" }, ctx),
       );
     }
@@ -571,8 +585,9 @@ export function seat(view, s, ctx) {
     h(
       "span",
       { class: "ns-seat-facts" },
-      h("span", { class: "ns-seat-score", "data-anim": `score-${s}` }, h("span", null, score[0]), " · ", h("span", null, score[1])),
-      tag ? h("span", { class: ["ns-seat-tag", tag === "ended the round" && "warn"] }, tag) : null,
+      h("span", { class: "ns-seat-score", "data-anim": `score-${s}` }, h("span", null, score[0]), h("span", { class: "ns-sep" }, " · "), h("span", null, score[1])),
+      // Always a line, empty when there is nothing to say: the seat never changes its height.
+      h("span", { class: ["ns-seat-tag", tag === "ended the round" && "warn"], "aria-hidden": tag ? null : "true" }, tag || "\u00a0"),
     ),
   );
 }
@@ -693,28 +708,29 @@ export function animate(entries, { root, before: places }) {
 
 // -- words around the table ---------------------------------------------------------------------------
 
-/** The sentence that tells me what to do now (for the turn banner). */
+/** The sentence that tells me what to do now (for the turn banner): short, so that with "Your
+ * turn." it keeps to the banner's two lines on a 320 px phone; the hint line says more. */
 export function prompt(view, ctx) {
   view = decode(view);
   const step = stepOf(view, ctx);
   const top = view.discard_top === null ? "" : numeral(view.discard_top);
   switch (step) {
     case "flip-first":
-      return "Turn up two of your cards: choose the first.";
+      return "Turn up two cards: choose the first.";
     case "flip-second":
       return "Now choose the second card to turn up.";
     case "start":
-      return `Take the ${top} from the discard pile, or draw a card.`;
+      return `Take the ${top} from the discard, or draw.`;
     case "take":
-      return `Choose the card of your grid that the ${top} replaces.`;
+      return `Choose the card the ${top} replaces.`;
     case "swap":
-      return `You drew ${aCard(view.drawn)}: choose the card it replaces, or discard it.`;
+      return `You drew ${aCard(view.drawn)}: swap it in, or discard it.`;
     case "discard":
       return "Choose a face-down card to turn up.";
     case "undo":
       return "You may take back your last move until the next player moves.";
     case "next":
-      return "The round is over: press Next round when you are ready.";
+      return "Round over: press Next round when ready.";
     default:
       return "";
   }

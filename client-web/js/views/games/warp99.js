@@ -444,7 +444,7 @@ function moves(view, ctx) {
     }
     for (const play of L.plays.filter((a) => a.card === chosen.id)) {
       items.push(
-        moveButton(ctx, play.pile === 0 ? "On the left pile" : "On the right pile", play, {
+        moveButton(ctx, play.pile === 0 ? "Left pile" : "Right pile", play, {
           class: "primary",
           "data-legal": "move",
           key: `play${play.pile}`,
@@ -706,19 +706,20 @@ export function animate(entries, { root, before, ctx }) {
 
 // -- words for the frame --------------------------------------------------------------------
 
+/** What to do now, for the turn banner: short (two banner lines on a 320 px phone). */
 export function prompt(view, ctx) {
   view = decode(view);
   const L = legalOf(view);
   if (view.step === "A") {
-    if (L.adds.length && L.score) return "Step A: add a card to your row, or score your row first.";
+    if (L.adds.length && L.score) return "Step A: add a card to your row, or score it.";
     if (L.adds.length) return "Step A: add a card to your row.";
     if (L.score) return "Step A: no card fits your row, so score it.";
     return "Step A: your hand is empty: end this step.";
   }
   if (view.step === "B") {
-    if (L.flips.length) return "Step B: you are stuck. Flip a rule card, or end this step.";
-    if (L.plays.length) return "Step B: play cards onto the piles, or end this step.";
-    return "Step B: nothing fits the piles: end this step.";
+    if (L.flips.length) return "Stuck: flip a rule card, or end step B.";
+    if (L.plays.length) return "Step B: play onto the piles, or end step B.";
+    return "Step B: nothing fits the piles: end step B.";
   }
   return "Step C: draw back up to six to end your turn.";
 }
