@@ -218,6 +218,11 @@ class Bots:
         except StoreError as exc:
             log.warning("%s in %s failed: %s", what, room.code, exc)
             self._unplan(room)
+        except Exception:
+            # A fault of ours: logged, and the room is planned again at its next look, so
+            # that one failed plan never leaves it waiting for good.
+            log.exception("%s in %s failed", what, room.code)
+            self._unplan(room)
 
     def _unplan(self, room: Room) -> None:
         """Let the next look at this room (a notice or the heartbeat) plan the move again.

@@ -433,10 +433,14 @@ def leave(room: Room, seat_id: int, now: float, ctx: Context | None = None) -> C
     at the table calls the deal off."""
     change = _without(room, seat_id, now, "leave")
     new = change.room
-    if new.sealing is None or new.sealing.locked is not None:
+    if new.sealing is None:
         return change
-    if not _people(new):
+    if not _people(new) or len(new.seats) < new.game.min_seats:
+        # Nobody left to deal for, or too few seats: the deal is called off (the host starts
+        # again, and a new sealing begins).
         return replace(change, room=replace(new, sealing=None, deadline=0.0))
+    if new.sealing.locked is not None:
+        return change
     if ctx is not None and _all_committed(new):
         # One change, one version: the lock is made on the room as the leave left it, at
         # the version before.
@@ -732,6 +736,9 @@ def _ask_deal(room: Room, by: int | None, ctx: Context, kind: str) -> Change:
     at once. Asked again while the deal is under way, it changes nothing."""
     if room.sealing is not None:
         return Change(room, None, by)
+    # A deal that cannot be made is refused now, not after the sealing (where it would leave
+    # the room sealing for good).
+    room.game.check_seat_count(len(room.seats))
     if not room.next_seed:
         return replace(_deal(room, ctx, kind), seat_id=by)
     sealing = Sealing(kind=kind, by=by, until=ctx.now + ctx.limits.commit_window)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from rules.errors import RulesError
 from server import commands, records, rooms
 from server.errors import RoomError, Stale
 from server.rooms import Phase, Room
@@ -295,3 +296,21 @@ async def test_the_windows_run_out_on_the_servers_timer_and_the_deal_goes_on() -
         deal = rooms.decode(stored.data).deal
         assert deal is not None and deal.contributions == ("", "")
         assert deal.commitments == (records.contribution_commitment(_value(0)), "")
+
+
+def test_a_start_with_too_few_seats_is_refused_at_once_not_left_sealing() -> None:
+    """It used to start sealing, then fail in the deal and leave the room sealing for good."""
+    room = _lobby(people=1, bots=0)
+    with pytest.raises(RulesError) as caught:
+        commands.start(room, room.host, _ctx(3.0))
+    assert caught.value.code == "invalid_seat_count"
+
+
+def test_a_leave_after_the_lock_that_leaves_too_few_seats_calls_the_deal_off() -> None:
+    room = _commit(_commit(_lobby(people=2, bots=0), 0), 1)
+    room = commands.start(room, room.host, _ctx(3.0)).room
+    assert room.sealing is not None and room.sealing.locked is not None
+    left = commands.leave(room, room.seats[1].id, 4.0, _ctx(4.0)).room
+    assert left.sealing is None and left.phase is Phase.LOBBY
+    again = commands.join(left, "Cleo", "token-cleo", 5.0, name_max=24).room
+    assert len(again.seats) == 2, "the table is open again"
