@@ -139,7 +139,10 @@ const HEX64 = /^[0-9a-f]{64}$/;
  * not steered (it did not contribute: it watched, came in after the deal, or its commitment
  * came after the lock) though nothing it saw contradicts it.
  */
-export async function checkDeal(deal, { room, seen = null, shown = null, locked = null, bots = null, seat = null, mine = null } = {}) {
+export async function checkDeal(deal, { room, seen = null, shown = null, locked = null, bots = null, seat = null, mine = null, seats = null, lockedById = null, abandoned = null } = {}) {
+  if (abandoned && abandoned.length) {
+    return { ok: false, reason: "the server started this deal over after your browser had revealed its value" };
+  }
   if (!deal.sealed) return { ok: false, reason: "this deal was not sealed" };
   if (!HEX64.test(deal.server_seed || "")) return { ok: false, reason: "no server seed was revealed" };
   if ((await commitmentOf(deal.server_seed)) !== deal.commitment) {
@@ -154,13 +157,28 @@ export async function checkDeal(deal, { room, seen = null, shown = null, locked 
   const format = deal.format || 1;
   const values = deal.contributions || [];
   const hashes = format >= 2 ? deal.commitments || [] : [];
+  // A page that took part in a parlor-deal/2 sealing accepts no other derivation.
+  if (locked && format !== 2) return { ok: false, reason: "the deal was not made the way it was sealed (parlor-deal/2)" };
+  if (seats && (values.length !== seats.length || (format >= 2 && hashes.length !== seats.length))) {
+    return { ok: false, reason: "the deal has a slot for each of another number of seats" };
+  }
+  if (format >= 2 && seats && lockedById) {
+    // Seat by seat (by seat id: indexes shift when someone leaves the lobby): the commitment
+    // locked for that seat, or none; a seat that became a bot since may have none.
+    for (let i = 0; i < seats.length; i++) {
+      const expected = lockedById[seats[i].id] || "";
+      if (hashes[i] !== expected && !(hashes[i] === "" && seats[i].bot)) {
+        return { ok: false, reason: `seat ${i + 1}'s commitment is not the one locked for it before the reveals` };
+      }
+    }
+  }
   if (format >= 2) {
     if (hashes.length !== values.length) return { ok: false, reason: "the deal's commitments and values do not pair up" };
     for (let i = 0; i < values.length; i++) {
       if (values[i] && (!HEX64.test(values[i]) || (await contributionCommitmentOf(values[i])) !== hashes[i])) {
         return { ok: false, reason: `seat ${i + 1}'s revealed value does not match its locked commitment` };
       }
-      if (bots && bots[i] && (hashes[i] || values[i])) {
+      if (!lockedById && bots && bots[i] && (hashes[i] || values[i])) {
         return { ok: false, reason: `a bot's seat (seat ${i + 1}) carries a contribution` };
       }
     }
@@ -174,6 +192,10 @@ export async function checkDeal(deal, { room, seen = null, shown = null, locked 
     return { ok: false, reason: "the deal seed was not derived from the seeds" };
   }
   const prior = seen ? "seen" : shown ? "shown" : null;
+  const mineLocked = mine && seat !== null && (!lockedById || !seats || !seats[seat] || lockedById[seats[seat].id]);
+  if (mine && seat !== null && !mineLocked) {
+    return { ok: null, prior, reason: "your browser's commitment was not locked in before the deal" };
+  }
   if (mine && seat !== null) {
     if (values[seat] !== mine) return { ok: false, reason: "your contribution was not used" };
     return { ok: true, prior };

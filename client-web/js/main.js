@@ -653,7 +653,10 @@ function seal(room, msg) {
   if (next) {
     const round = info.round + 1;
     const known = remembered.seal(room.code, round);
-    const kept = known && known.seen === next.commitment ? { ...known } : { seen: next.commitment, mine: null, hash: null };
+    // A sealing this page revealed for and the server then replaced is remembered: the deal
+    // of this round is not the one the page helped seal.
+    const abandoned = known && known.seen !== next.commitment && known.revealedFor ? [...(known.abandoned || []), known.revealedFor] : known ? known.abandoned || [] : [];
+    const kept = known && known.seen === next.commitment ? { ...known } : { seen: next.commitment, mine: null, hash: null, abandoned };
     const person = you !== null && info.seats[you] && !info.seats[you].bot;
     if (person && !next.locked && next.commitments[you] !== kept.hash && kept.hash !== "pending") {
       // Commit: to a value of this browser's, once per server commitment (a value the
@@ -676,6 +679,9 @@ function seal(room, msg) {
       if (!kept.locked) {
         kept.locked = next.locked.slice();
         kept.bots = info.seats.map((s) => Boolean(s.bot));
+        // By seat id too: seat indexes shift when someone leaves the lobby.
+        kept.lockedById = Object.fromEntries(info.seats.map((s, i) => [s.id, next.locked[i] || ""]));
+        kept.revealedFor = next.commitment;
       }
       if (room.revealing !== next.commitment) {
         room.revealing = next.commitment;
@@ -739,6 +745,9 @@ async function checkAll(room, deal, you) {
     bots: known.bots || null,
     seat: you,
     mine,
+    seats: room.state ? room.state.room.seats : null,
+    lockedById: known.lockedById || null,
+    abandoned: known.seen === deal.commitment ? known.abandoned || null : null,
   });
   if (checked.ok === false) return checked;
   const log = remembered.views(room.code, deal.round);

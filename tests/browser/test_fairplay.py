@@ -393,3 +393,37 @@ def test_the_lobby_says_whose_browser_the_deal_waits_for_and_who_has_sealed(
         ben.command({"type": "reveal", "value": value})
         ana.wait_screen("table")
         ben.wait_state(lambda s: s["room"]["phase"] == "playing")
+
+
+def test_a_deal_changed_after_the_reveals_is_refused_seat_by_seat(person: Make) -> None:
+    """The review's attacks on the browser's check: a downgrade to parlor-deal/1, extra empty
+    slots, one seat's slot filled with another's commitment and value, a sealing started over
+    after the page revealed. Each is refused; the honest deal passes."""
+    ana = person("Ana")
+    ana.page.goto("/")
+    server_seed = hashlib.sha256(b"review seed").hexdigest()
+    mine, bens = hashlib.sha256(b"mine").hexdigest(), hashlib.sha256(b"ben").hexdigest()
+    locked = [_hash(mine), _hash(bens), ""]
+    seats = [{"id": 1, "bot": False}, {"id": 2, "bot": False}, {"id": 3, "bot": True}]
+    saw = {
+        "room": "K7QXM",
+        "seen": records.commitment(server_seed),
+        "locked": locked,
+        "lockedById": {"1": locked[0], "2": locked[1], "3": ""},
+        "seats": seats,
+        "seat": 0,
+        "mine": mine,
+    }
+    honest = _deal(server_seed, locked, [mine, bens, ""], "K7QXM")
+    assert _in_page(ana, _CHECK, [honest, saw])["ok"] is True
+    old = {
+        **honest,
+        "format": 1,
+        "seed": records.seed_hex(records.deal_seed_1(server_seed, [mine, "", ""])),
+    }
+    extra = _deal(server_seed, [*locked, ""], [mine, bens, "", ""], "K7QXM")
+    copied = _deal(server_seed, [locked[0], locked[0], ""], [mine, mine, ""], "K7QXM")
+    for forged in (old, extra, copied):
+        assert _in_page(ana, _CHECK, [forged, saw])["ok"] is False, forged
+    over = _in_page(ana, _CHECK, [honest, {**saw, "abandoned": ["f" * 64]}])
+    assert over["ok"] is False and "started this deal over" in over["reason"]
