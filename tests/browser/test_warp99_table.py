@@ -6,12 +6,14 @@ every test starts from the same kind of position whatever the deal.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from playwright.sync_api import Page
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.contrast import CONTRAST_JS
 from tests.browser.pages import Person
@@ -85,8 +87,24 @@ def _move(person: Person, selector: str) -> None:
 def _fits(page: Page) -> None:
     size = page.viewport_size
     assert size is not None
-    # A card in flight may stick out of the middle for its 250 ms: measure the table at rest.
+    # A card in flight may stick out of the middle for its 250 ms: measure the table at rest,
+    # and give a redraw that a bot's move started just then the time to settle (the page is
+    # measured once it fits, or after 5 s as it is then).
     page.wait_for_function("() => document.getAnimations().length === 0")
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            """([w, h]) => {
+              const doc = document.documentElement;
+              const tray = document.querySelector('.tray').getBoundingClientRect();
+              const middle = document.querySelector('.table-middle');
+              return document.getAnimations().length === 0 && doc.scrollWidth <= w
+                && tray.bottom <= h + 0.5 && tray.right <= w + 0.5
+                && middle.scrollHeight - middle.clientHeight <= 1
+                && middle.scrollWidth - middle.clientWidth <= 1;
+            }""",
+            arg=[size["width"], size["height"]],
+            timeout=5_000,
+        )
     facts = page.evaluate(
         """() => {
           const doc = document.documentElement;
