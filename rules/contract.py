@@ -186,7 +186,9 @@ class Game(ABC, Generic[S, A]):
         try:
             return self.options_model.model_validate(dict(data or {}))
         except ValidationError as exc:
-            raise InvalidOptions(f"Invalid options for {self.name}: {readable(exc)}") from None
+            raise InvalidOptions(
+                f"Invalid options for {self.name}: {readable(exc, 'options')}"
+            ) from None
         except (TypeError, ValueError):
             raise InvalidOptions(f"Options for {self.name} must be an object") from None
 

@@ -18,11 +18,12 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import Mount, Route, Router
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
@@ -32,6 +33,7 @@ from rules.errors import RulesError
 from rules.registry import all_games
 from server import codes, history, records, views
 from server.client_files import ClientFiles
+from server.clientlog import client
 from server.config import Settings
 from server.connections import Connection
 from server.errors import ParlorError
@@ -251,12 +253,23 @@ async def game_replay(request: Request) -> Response:
         views_of = replays.views(record, seat, int(start), min(int(count), records.PAGE_MAX))
     except records.ReplayError as exc:
         log.error(
-            "the record of %s game %s does not replay: %s", record["room"], record["game"], exc
+            "the record of %s game %s does not replay: %s",
+            record["room"],
+            record["game"],
+            exc,
+            extra=client(request.client),
         )
         return _refuse(
             ErrorCode.INTERNAL, f"This server's rules cannot replay that game: {exc}", 500
         )
     return JSONResponse(views_of)
+
+
+async def rooms(request: Request) -> Response:
+    """``/api/rooms``: POST creates a room, GET lists them."""
+    if request.method == "POST":
+        return await create_room(request)
+    return await list_rooms(request)
 
 
 async def list_rooms(request: Request) -> Response:
@@ -289,9 +302,23 @@ def _refuse(code: str, message: str, status: int) -> Response:
     return JSONResponse(error(code, message), status)
 
 
+async def no_route(request: Request, exc: Exception) -> Response:
+    """A path under ``/api`` that no endpoint serves, or a method an endpoint does not take:
+    an error object like every other refusal of the API, not Starlette's plain text. (Other
+    paths are the web client's, which answers for itself: server/client_files.py.)"""
+    assert isinstance(exc, HTTPException)
+    if exc.status_code == 405:
+        message = f"{request.method} is not allowed here"
+        refusal = _refuse(ErrorCode.BAD_METHOD, message, 405)
+    else:
+        refusal = _refuse(ErrorCode.NOT_FOUND, "No such path in the API", exc.status_code)
+    refusal.headers.update(exc.headers or {})
+    return refusal
+
+
 async def store_down(request: Request, exc: Exception) -> Response:
     """Every HTTP handler answers 503 (never 500) while the store cannot be reached."""
-    log.warning("store unavailable for %s: %s", request.url.path, exc)
+    log.warning("store unavailable for %s: %s", request.url.path, exc, extra=client(request.client))
     return _refuse(ErrorCode.UNAVAILABLE, "The room store is unavailable; try again", 503)
 
 
@@ -318,7 +345,9 @@ async def _admit(websocket: WebSocket, instance: Instance) -> str | None:
     if not instance.sockets.take(address):
         cap = settings.max_connections_per_address
         instance.metrics.errors[ErrorCode.TOO_MANY_CONNECTIONS] += 1
-        log.info("refused a WebSocket from %s: %d open already", address, cap)
+        log.info(
+            "refused a WebSocket from %s: %d open already", address, cap, extra=client(address)
+        )
         message = f"At most {cap} connections from one address at once; close some first"
         refusal = _refuse(ErrorCode.TOO_MANY_CONNECTIONS, message, 429)
         await websocket.send_denial_response(refusal)
@@ -434,8 +463,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
     client = ClientFiles(settings.static_dir)
     api_routes = [
         Route("/games", games),
-        Route("/rooms", create_room, methods=["POST"]),
-        Route("/rooms", list_rooms, methods=["GET"]),
+        # One route for both methods: a 405 on /api/rooms then names both (Allow).
+        Route("/rooms", rooms, methods=["GET", "POST"]),
         Route("/rooms/{code}", room_summary),
         Route("/rooms/{code}/games/{number}/record", game_record),
         Route("/rooms/{code}/games/{number}/replay", game_replay),
@@ -446,15 +475,22 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         Route("/metrics", metrics),
         # JSON answers are made per request, so compressed per request (the larger ones: the
         # room list); the client's files come compressed already, and WebSockets never are.
+        # No slash redirects in the API: its paths are exactly the documented ones.
         Mount(
-            "/api", routes=api_routes, middleware=[Middleware(GZipMiddleware, minimum_size=1024)]
+            "/api",
+            app=Router(api_routes, redirect_slashes=False),
+            middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
         ),
         Route("/r/{code}", room_page),
         Route("/r/{code}/replay/{number}", room_page),
         # WebSockets (/ws/{code}) never reach these routes: ParlorApp takes them first.
         Mount("/", client),
     ]
-    app = ParlorApp(routes=routes, lifespan=lifespan, exception_handlers={StoreError: store_down})
+    app = ParlorApp(
+        routes=routes,
+        lifespan=lifespan,
+        exception_handlers={StoreError: store_down, 404: no_route, 405: no_route},
+    )
     app.state.client = client
     app.state.replays = records.Replays()
     return app

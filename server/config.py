@@ -168,6 +168,11 @@ class Settings:
     flood_burst: Annotated[float, Range(1)] = 40.0
     #: Refused messages (flood or bad frames) before the connection is closed.
     max_strikes: int = 20
+    #: Log lines one client address may cause (refused frames, refused connections, resets,
+    #: uvicorn's lines about its connections): in a burst, then sustained per second; the rest
+    #: are counted and left out (docs/architecture.md, "Logging").
+    client_log_burst: Annotated[float, Range(1)] = 10.0
+    client_log_rate: float = 0.1
     #: Rooms one client address may create: sustained per second, and burst.
     create_rate: float = 0.2
     create_burst: Annotated[float, Range(1)] = 10.0

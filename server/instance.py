@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Callable
 
 from server.bots import Bots
+from server.clientlog import ClientLines
 from server.config import Settings, data_file
 from server.hub import Hub
 from server.limits import PerKeyCount, PerKeyLimit
@@ -51,6 +52,10 @@ class Instance:
         self.create_limit = PerKeyLimit(
             settings.create_rate, settings.create_burst, clock=lambda: self.limit_clock()
         )
+        #: What a client can make this instance log, a few lines per address at most.
+        self.client_lines = ClientLines(
+            settings.client_log_rate, settings.client_log_burst, lambda: self.limit_clock()
+        )
         #: Open WebSockets per client address.
         self.sockets = PerKeyCount(settings.max_connections_per_address)
         self.service = RoomService(self.store, settings, self.metrics, self.id)
@@ -62,6 +67,7 @@ class Instance:
         self.metrics.gauges["parlor_rooms_active"] = lambda: self.hub.room_count
 
     async def open(self) -> None:
+        self.client_lines.install()
         await self.store.open(self.hub.on_notice)
         self.hub.start()
         if isinstance(self.store, SqliteStore):
@@ -80,6 +86,9 @@ class Instance:
             log.info("parlor: Redis store%s; instance %s", cluster, self.id)
 
     async def close(self) -> None:
-        await self.bots.close()
-        await self.hub.close()
-        await self.store.close()
+        try:
+            await self.bots.close()
+            await self.hub.close()
+            await self.store.close()
+        finally:
+            self.client_lines.remove()

@@ -47,6 +47,9 @@ class ErrorCode(StrEnum):
     NO_SEAT = "no_seat"
     WRONG_PHASE = "wrong_phase"
     CHAT_TOO_LONG = "chat_too_long"
+    #: (HTTP) A path the API does not have, or a method its path does not take.
+    NOT_FOUND = "not_found"
+    BAD_METHOD = "bad_method"
     #: A game record that does not exist, or is asked for before the game is over.
     NO_GAME = "no_game"
     NOT_OVER = "not_over"

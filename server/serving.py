@@ -42,6 +42,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.http11 import Request
 from websockets.protocol import OPEN, Protocol
 
+from server.clientlog import client
 from server.config import Settings
 from server.protocol import CloseCode
 
@@ -180,7 +181,11 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
             try:
                 self.queue.put_nowait({"type": "websocket.receive", "text": data.decode()})
             except UnicodeDecodeError:
-                self.logger.info("Invalid UTF-8 in a text frame from %s", self.client)
+                self.logger.info(
+                    "Invalid UTF-8 in a text frame from %s",
+                    self.client,
+                    extra=client(self.client),
+                )
                 self.conn.send_close(1007)
                 self.handle_parser_exception()
                 return
@@ -239,7 +244,11 @@ class WebSocketProtocol(WebSocketsSansIOProtocol):
     def _reset(self) -> None:
         self._reset_timer = None
         if not self.disconnected:
-            log.info("reset a WebSocket that did not finish closing: %s", self.client)
+            log.info(
+                "reset a WebSocket that did not finish closing: %s",
+                self.client,
+                extra=client(self.client),
+            )
             reset(self.transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -343,7 +352,11 @@ class HttpProtocol(HttpToolsProtocol):
     def _head_late(self) -> None:
         self._head_timer = None
         if not self.transport.is_closing():
-            log.info("reset an HTTP connection that sent no request head in time: %s", self.client)
+            log.info(
+                "reset an HTTP connection that sent no request head in time: %s",
+                self.client,
+                extra=client(self.client),
+            )
             reset(self.transport)
 
 

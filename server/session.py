@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from rules.contract import readable
 from rules.errors import RulesError
 from server import commands
+from server.clientlog import client
 from server.config import Settings
 from server.connections import Connection
 from server.errors import ParlorError, RoomError
@@ -87,14 +88,31 @@ class Session:
         self.metrics.errors[code] += 1
         self.conn.send(error(code, message, **extra))
 
-    def _refuse(self, code: str, message: str, **extra: Any) -> None:
+    def _refuse(
+        self, code: str, message: str, close: tuple[CloseCode, str] | None = None, **extra: Any
+    ) -> None:
         """A frame no correct client sends: answered, logged in one line (it is the client's
-        fault, not ours: no traceback), and counted as a strike."""
+        fault, not ours: no traceback), and counted as a strike. ``close``: the refusal closes
+        the connection itself, with this code (and not 1008, even as the last strike)."""
         self._error(code, message, **extra)
-        log.info("refused %s from %s (room %s): %s", code, self.peer, self.code or "-", message)
+        log.info(
+            "refused %s from %s (room %s): %s",
+            code,
+            self.peer,
+            self.code or "-",
+            message,
+            extra=client(self.peer),
+        )
         self.strikes += 1
-        if self.strikes >= self.settings.max_strikes:
-            log.info("closing the connection of %s: %d refused frames", self.peer, self.strikes)
+        if close is not None:
+            self.conn.close_after_pending(*close)
+        elif self.strikes >= self.settings.max_strikes:
+            log.info(
+                "closing the connection of %s: %d refused frames",
+                self.peer,
+                self.strikes,
+                extra=client(self.peer),
+            )
             self.conn.close_after_pending(CloseCode.POLICY, "too many bad messages")
 
     def join_timed_out(self) -> None:
@@ -114,9 +132,10 @@ class Session:
         size = len(frame) if isinstance(frame, bytes) else len(frame.encode(errors="replace"))
         if size > self.settings.max_frame:
             self._refuse(
-                ErrorCode.TOO_BIG, f"Frames are limited to {self.settings.max_frame} bytes"
+                ErrorCode.TOO_BIG,
+                f"Frames are limited to {self.settings.max_frame} bytes",
+                close=(CloseCode.TOO_BIG, "frame too big"),
             )
-            self.conn.close_after_pending(CloseCode.TOO_BIG, "frame too big")
             return
         try:
             raw = decode(frame, self.conn.fmt)
@@ -125,14 +144,15 @@ class Session:
             return
         # Every refusal of a sequenced command names its seq, so a client can match it.
         seq = raw.get("seq")
-        extra = {"seq": seq} if type(seq) is int else {}
+        extra: dict[str, Any] = {"seq": seq} if type(seq) is int else {}
         if not self.flood.take():
             self._refuse(ErrorCode.FLOOD, "Too many messages; slow down", **extra)
             return
         kind = raw.get("type")
         if not isinstance(kind, str) or kind not in CLIENT_TYPES:
             shown = kind[:40] if isinstance(kind, str) else type(kind).__name__
-            self._refuse(ErrorCode.UNKNOWN_TYPE, f"Unknown message type {shown!r}", **extra)
+            text = "The message has no type" if kind is None else f"Unknown message type {shown!r}"
+            self._refuse(ErrorCode.UNKNOWN_TYPE, text, **extra)
             return
         try:
             message = client_message.validate_python(raw)
@@ -149,7 +169,7 @@ class Session:
             if exc.code == ErrorCode.NO_ROOM:
                 self.conn.close_after_pending(CloseCode.NO_ROOM, "no such room")
         except StoreError as exc:
-            log.warning("store error in %s: %s", self.code, exc)
+            log.warning("store error in %s: %s", self.code, exc, extra=client(self.peer))
             if isinstance(message, Sequenced | Join):
                 text = (
                     "The room store is unavailable: this may or may not have been applied; "

@@ -153,3 +153,16 @@ def test_a_game_without_an_open_view_says_so() -> None:
 
     with pytest.raises(NotImplementedError, match=r"Closed \(floor_closed\) has no open view"):
         Closed().open_view(Closed().new_game(2, None, 1))
+
+
+@pytest.mark.parametrize("game_id", ["numberswap", "warp99", "floor"])
+def test_an_options_refusal_names_the_options_not_an_action(game_id: str) -> None:
+    """Found while fuzzing the HTTP API: a room created with options whose key is no text (a
+    lone surrogate, sent as JSON's "\\ud800") was refused with "…: action: Input should be a
+    valid string"."""
+    from rules.errors import InvalidOptions
+
+    game = all_games()[game_id]
+    with pytest.raises(InvalidOptions) as refused:
+        game.parse_options({"\ud800": 1})
+    assert "action" not in refused.value.message and "options" in refused.value.message

@@ -99,6 +99,8 @@ async def test_message_that_is_not_an_object(table: Table) -> None:
 async def test_unknown_and_missing_message_type(table: Table) -> None:
     await refused(table, table.players[0], {"type": "teleport"}, "unknown_type")
     await refused(table, table.players[0], {"seq": 1}, "unknown_type")
+    # It said "Unknown message type 'NoneType'".
+    assert table.players[0].errors[-1]["message"] == "The message has no type"
 
 
 async def test_malformed_message_fields(table: Table) -> None:
@@ -482,9 +484,27 @@ async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
             after = (await server.instance.store.load(room)).version  # type: ignore[union-attr]
             assert after == before
     refusals = [r for r in caplog.records if r.getMessage().startswith(f"refused {code} ")]
-    assert len(refusals) == len(client.errors), "each refusal is logged"
+    assert len(refusals) == len(client.errors), "each refusal is logged (within the log budget)"
     troubles = [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
     assert not troubles, [r.getMessage() for r in troubles]
+
+
+async def test_a_frame_too_big_as_the_last_strike_is_closed_1009() -> None:
+    """Found by the wire fuzzer (tests/server/test_fuzz.py): a frame over the limit that was
+    also the connection's last strike closed it with 1008, where docs/protocol.md promises
+    1009 after ``too_big``."""
+    async with serve(STRIKES) as server:
+        server.instance.limit_clock = lambda: 0.0
+        code = await create_room(server.http, "toy")
+        client = await Client.open(server.ws, code)
+        for _ in range(STRIKES.max_strikes - 1):
+            await client.send_raw(b"\xc1")
+            await client.error("bad_frame")
+        await client.send_raw(pack({"type": "chat", "seq": 1, "text": TOO_BIG}))
+        await client.error("too_big")
+        with pytest.raises(ConnectionClosed):
+            await client.recv()
+        assert client.ws.close_code == 1009
 
 
 # -- frame sizes, as deployed -------------------------------------------------------------------

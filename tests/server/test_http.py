@@ -56,6 +56,27 @@ async def test_create_refuses_bad_requests() -> None:
         assert (await http.get("/api/rooms/0O1I0")).status_code == 404
 
 
+async def test_a_path_or_method_the_api_does_not_have_is_refused_with_an_error_object() -> None:
+    """Found by the wire fuzzer (tests/server/test_fuzz.py): a room code holding a "/"
+    (``%2F``), an API path that does not exist and a method an endpoint does not take were
+    answered Starlette's plain text ("Not Found", "Method Not Allowed"), and ``/api/rooms/``
+    with a 307 redirect, where every other refusal of the API is an error object."""
+    async with serve(TEST_SETTINGS) as server, httpx.AsyncClient(base_url=server.http) as http:
+        for method, path, status, code in (
+            ("GET", "/api/rooms/a%2Fb", 404, "not_found"),
+            ("GET", "/api/rooms/", 404, "not_found"),
+            ("GET", "/api/nothing", 404, "not_found"),
+            ("GET", "/api/rooms/ABCDE/games/1", 404, "not_found"),
+            ("POST", "/api/games", 405, "bad_method"),
+            ("DELETE", "/api/rooms", 405, "bad_method"),
+        ):
+            response = await http.request(method, path)
+            assert response.status_code == status, (method, path, response.text)
+            body = response.json()
+            assert body["type"] == "error" and body["code"] == code and body["message"], body
+        assert "GET" in response.headers["allow"], "a 405 says which methods the path takes"
+
+
 async def test_games_healthz_metrics_and_static_client(redis_clean: str) -> None:
     async with (
         serve(TEST_SETTINGS, RedisStore(redis_clean)) as server,
