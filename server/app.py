@@ -39,7 +39,7 @@ from server.connections import Connection
 from server.errors import ParlorError
 from server.instance import Instance
 from server.protocol import CloseCode, ErrorCode, create_room_body, error
-from server.rooms import Phase
+from server.rooms import Phase, Room
 from server.serving import SOCKET_EXTENSION, WebSocketProtocol
 from server.session import Session
 from server.store import Store, StoreError
@@ -154,9 +154,9 @@ async def room_summary(request: Request) -> Response:
     return JSONResponse(views.room_info(room, presence, instance.service.clock()))
 
 
-async def _record(request: Request) -> dict[str, Any] | Response:
-    """The record of the game the path names, or the refusal to send (docs/protocol.md,
-    "Game records"): none while that game is being played, since it would show hidden cards."""
+async def _game_of(request: Request) -> tuple[Instance, str, Room, int] | Response:
+    """The room and the game number a ``/rooms/{code}/games/{number}/…`` path names, or the
+    refusal to send (``no_room``, ``no_game``)."""
     instance = _instance(request.app)
     code = codes.normalize(request.path_params["code"])
     room = None if code is None else await instance.service.get(code)
@@ -166,6 +166,16 @@ async def _record(request: Request) -> dict[str, Any] | Response:
     number = int(raw) if _DIGITS.fullmatch(raw) and len(raw) < 10 else 0
     if not 1 <= number <= room.round:
         return _refuse(ErrorCode.NO_GAME, f"Room {code} has no game {raw[:10]}", 404)
+    return instance, code, room, number
+
+
+async def _record(request: Request) -> dict[str, Any] | Response:
+    """The record of the game the path names, or the refusal to send (docs/protocol.md,
+    "Game records"): none while that game is being played, since it would show hidden cards."""
+    found = await _game_of(request)
+    if isinstance(found, Response):
+        return found
+    instance, code, room, number = found
     if number == room.round and room.phase is not Phase.FINISHED:
         return _refuse(
             ErrorCode.NOT_OVER,
@@ -193,15 +203,10 @@ async def _record(request: Request) -> dict[str, Any] | Response:
 async def game_events(request: Request) -> Response:
     """The public history of a game, played or being played (server/history.py): what a page
     rebuilds its log from, and tells a returning player. ``?since=`` a room version."""
-    instance = _instance(request.app)
-    code = codes.normalize(request.path_params["code"])
-    room = None if code is None else await instance.service.get(code)
-    if code is None or room is None:
-        return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
-    raw = request.path_params["number"]
-    number = int(raw) if _DIGITS.fullmatch(raw) and len(raw) < 10 else 0
-    if not 1 <= number <= room.round:
-        return _refuse(ErrorCode.NO_GAME, f"Room {code} has no game {raw[:10]}", 404)
+    found = await _game_of(request)
+    if isinstance(found, Response):
+        return found
+    instance, code, _room, number = found
     since_raw = request.query_params.get("since", "0")
     if not _DIGITS.fullmatch(since_raw) or len(since_raw) > 15:
         return _refuse(ErrorCode.BAD_MESSAGE, "since is a room version (a whole number)", 400)
