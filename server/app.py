@@ -212,12 +212,12 @@ async def game_events(request: Request) -> Response:
         return _refuse(ErrorCode.BAD_MESSAGE, "since is a room version (a whole number)", 400)
     entries = [unpack(entry) for entry in await instance.store.archive(code)]
     try:
-        found = history.game_events(entries, number, int(since_raw))
+        moves = history.game_events(entries, number, int(since_raw))
     except history.NoGame as exc:
         return _refuse(
             ErrorCode.NO_GAME, f"Room {code} keeps no history of game {number}: {exc}", 404
         )
-    return JSONResponse({"room": code, **found})
+    return JSONResponse({"room": code, **moves})
 
 
 async def game_record(request: Request) -> Response:
