@@ -19,32 +19,9 @@ from playwright.sync_api import Locator, WebSocketRoute, expect
 from rules.codec import pack, unpack
 from tests.browser.pages import Person
 from tests.browser.play import play_to_the_end, screenshot_dir, wait_for_news
+from tests.browser.test_takeover import play_until, start_two, starts_a_turn
 
 Make = Callable[..., Person]
-
-
-def _start_two(ana: Person, ben: Person) -> str:
-    code = ana.create_room("numberswap", {"target_score": 10})
-    ben.join_by_code(code)
-    ana.wait_seats(2)
-    ana.click("Start the game")
-    ana.wait_screen("table")
-    ben.wait_screen("table")
-    return code
-
-
-def _starts_a_turn(person: Person) -> bool:
-    return person.my_turn() and person.page.locator("#app [data-legal=draw]").count() > 0
-
-
-def _play_until(players: list[Person], done: Callable[[], bool], limit: int = 80) -> None:
-    for _ in range(limit):
-        if done():
-            return
-        versions = [p.version for p in players]
-        if not any(p.step("numberswap") for p in players):
-            wait_for_news(players, versions)
-    raise AssertionError("the awaited moment did not come")
 
 
 def _log(person: Person) -> Locator:
@@ -58,8 +35,8 @@ def test_a_friend_who_drops_is_shown_in_words_until_they_are_back(
 ) -> None:
     shots = screenshot_dir(tmp_path)
     ana, ben = person("Ana"), person("Ben", phone=False)
-    code = _start_two(ana, ben)
-    _play_until([ana, ben], lambda: _starts_a_turn(ben))
+    code = start_two(ana, ben)
+    play_until([ana, ben], lambda: starts_a_turn(ben))
     bens = re.compile(r"^Ben (drew|took|turned|put|threw)")
     his_own = _log(ana).filter(has_text=bens).count()
     ana.close_sheet()
@@ -129,7 +106,7 @@ def test_a_refusal_names_people_not_seat_numbers(person: Make) -> None:
         server.on_message(lambda message: ws.send(message))
 
     ben.page.route_web_socket(re.compile(r"/ws/"), handler)
-    _start_two(ana, ben)
+    start_two(ana, ben)
     refusal = {
         "type": "error",
         "code": "not_your_turn",
@@ -156,7 +133,7 @@ def test_the_away_banner_gives_the_real_reason_a_bot_plays_for_you(person: Make)
     ana.click("Start the game")
     ana.wait_screen("table")
     ben.wait_screen("table")
-    _play_until([ana, ben], lambda: _starts_a_turn(ben))
+    play_until([ana, ben], lambda: starts_a_turn(ben))
     banner = ben.page.locator(".away-banner")
     expect(banner).to_contain_text(
         "A bot is playing for you for now: your time ran out.", timeout=15_000
