@@ -74,7 +74,6 @@ PARTS: dict[str, dict[str, list[str]]] = {
             ".w-rule-name",
             ".w-rule-side",
             ".pile-label",
-            ".w-pile-why",
             ".w-stack",
             ".w-pile .w-name",
             ".w-row .w-name",

@@ -259,7 +259,6 @@ function pileView(view, ctx, index, chosen, L) {
       class: "top",
       "data-anim": `pile-${index}`,
     }),
-    play ? h("span", { class: "w-pile-why" }, reasons(view, index, chosen).map((r) => why(r, pile.top, chosen)).join(" + ")) : null,
     sending(ctx, play),
   ];
   if (play) {
