@@ -751,7 +751,15 @@ async function checkAll(room, deal, you) {
   });
   if (checked.ok === false) return checked;
   const log = remembered.views(room.code, deal.round);
-  if (!log || !log.views.length || log.seat !== you) return checked;
+  // The log is whole when it begins where this page began logging the game (the seal says
+  // where) and nothing was dropped from it.
+  const whole = log && log.views.length && log.seat === you && !log.truncated && (known.viewsFrom === undefined || (known.viewsSeat === you && log.views[0][0] === known.viewsFrom));
+  if (!whole) {
+    // No "✓" without the view check: the deal may be the sealed one and the tables shown
+    // still not be the cards it deals.
+    if (checked.ok !== true) return checked;
+    return { ok: null, prior: checked.prior, reason: "this browser did not keep every table it showed you (its storage was full or unavailable), so they could not be compared with the record" };
+  }
   const steps = await replaySteps(room.code, deal.round, you);
   const views = await checkViews(log.views, steps);
   if (!views.ok) return { ok: false, reason: views.reason };

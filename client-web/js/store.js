@@ -1,6 +1,7 @@
 // What the browser remembers between visits: the player's name, a seat token per room, the
 // seals it saw and contributed to, and whether to beep on your turn.
-// Storage may be unavailable (private modes); then nothing is remembered and play goes on.
+// Storage may be unavailable (private modes, blocked cookies) or full; then what could not be
+// stored is kept in memory for this visit only, and play goes on.
 
 const NAME = "parlor.name";
 const TOKEN = "parlor.token.";
@@ -17,7 +18,11 @@ function newKey() {
   return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+// What could not be stored: newer than anything storage holds for the same key.
+const memory = new Map();
+
 function get(key) {
+  if (memory.has(key)) return memory.get(key);
   try {
     return localStorage.getItem(key);
   } catch {
@@ -29,8 +34,11 @@ function set(key, value) {
   try {
     if (value === null) localStorage.removeItem(key);
     else localStorage.setItem(key, value);
+    memory.delete(key);
   } catch {
-    // Not remembered; the game itself does not need it.
+    // Kept for this visit only (a reload forgets it).
+    if (value === null) memory.delete(key);
+    else memory.set(key, value);
   }
 }
 
@@ -43,7 +51,10 @@ function seatCodes() {
       if (key && key.startsWith(TOKEN)) codes.push(key.slice(TOKEN.length));
     }
   } catch {
-    // Nothing remembered.
+    // Nothing stored.
+  }
+  for (const key of memory.keys()) {
+    if (key.startsWith(TOKEN) && !codes.includes(key.slice(TOKEN.length))) codes.push(key.slice(TOKEN.length));
   }
   return codes.sort();
 }
@@ -69,7 +80,7 @@ function setSeal(code, round, seal) {
 }
 
 /** The digests of the views this browser was shown of one room's game (the latest game only):
- * {round, seat, views: [[version, digest], ...]}. */
+ * {round, seat, views: [[version, digest], ...], truncated?}. */
 function views(code, round) {
   try {
     const kept = JSON.parse(get(VIEWS + code) || "null");
@@ -81,12 +92,34 @@ function views(code, round) {
 
 function addView(code, round, seat, version, digest) {
   let kept = views(code, round);
-  if (!kept || kept.seat !== seat) kept = { round, seat, views: [] };
+  const fresh = !kept || kept.seat !== seat;
+  if (fresh) kept = { round, seat, views: [] };
   const last = kept.views[kept.views.length - 1];
   if (last && last[0] >= version) return;
-  if (kept.views.length >= VIEWS_MAX) return;
+  if (kept.views.length >= VIEWS_MAX) {
+    if (!kept.truncated) set(VIEWS + code, JSON.stringify({ ...kept, truncated: true }));
+    return;
+  }
   kept.views.push([version, digest]);
-  set(VIEWS + code, JSON.stringify(kept));
+  const key = VIEWS + code;
+  const value = JSON.stringify(kept);
+  try {
+    localStorage.setItem(key, value);
+    memory.delete(key);
+  } catch {
+    // Kept in memory for this visit; the stored copy, now missing views, goes, so that a
+    // stored log is always whole (from its first view to the last one noted).
+    memory.set(key, value);
+    try {
+      localStorage.removeItem(key);
+    } catch {
+      // No storage at all.
+    }
+  }
+  // The seal remembers where this page's log began (once per game and seat): a log found
+  // later that begins elsewhere, or none, means views were shown and not kept.
+  const seal = seals(code)[round] || {};
+  if (fresh && (seal.viewsFrom === undefined || seal.viewsSeat !== seat)) setSeal(code, round, { ...seal, viewsFrom: version, viewsSeat: seat });
 }
 
 /** Per room: the round and version of the last table this browser showed its player. */
@@ -132,7 +165,6 @@ export const remembered = {
     if (!key) {
       key = newKey();
       set(JOIN_KEY + code, key);
-      if (get(JOIN_KEY + code) !== key) return key; // storage unavailable: this visit only
     }
     return key;
   },

@@ -427,3 +427,95 @@ def test_a_deal_changed_after_the_reveals_is_refused_seat_by_seat(person: Make) 
         assert _in_page(ana, _CHECK, [forged, saw])["ok"] is False, forged
     over = _in_page(ana, _CHECK, [honest, {**saw, "abandoned": ["f" * 64]}])
     assert over["ok"] is False and "started this deal over" in over["reason"]
+
+
+_NO_STORAGE = """Object.defineProperty(window, "localStorage", {
+  configurable: true,
+  get() { throw new DOMException("The operation is insecure.", "SecurityError"); },
+});"""
+
+# Storage that takes everything but the view log (as when the log no longer fits).
+_NO_ROOM_FOR_VIEWS = """(() => {
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    if (String(key).startsWith("parlor.views.")) {
+      throw new DOMException("full", "QuotaExceededError");
+    }
+    return setItem.call(this, key, value);
+  };
+})();"""
+
+
+def _play_floor(ana: Person, ben: Person) -> None:
+    from tests.browser.play import play_to_the_end
+
+    code = ana.create_room("floor")
+    ben.join_by_code(code)
+    ana.wait_seats(2)
+    ana.page.locator(".badge.sealed").nth(1).wait_for()
+    ana.click("Start the game")
+    for someone in (ana, ben):
+        someone.wait_screen("table")
+    play_to_the_end("floor", [ana, ben])
+
+
+def test_a_page_without_storage_seals_once_and_checks_every_view_it_was_shown(
+    person: Make,
+) -> None:
+    """A browser whose storage is unavailable (blocked, private modes) keeps its value, its
+    seals and its view log for the visit: it commits once, reveals once, and its "✓" includes
+    the view check."""
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    ana.page.add_init_script(_NO_STORAGE)
+    sent: list[dict[str, Any]] = []
+    _tap(ana, sent, [])
+    _play_floor(ana, ben)
+    check = ana.page.locator("[data-deal-check=ok]")
+    check.wait_for()
+    assert "tables you were shown are the record's" in (check.get_attribute("title") or "")
+    sealing = [m for m in sent if m["type"] in ("commit", "reveal")]
+    first = sealing[0]["commitment"]
+    # One commit and one reveal for this game's sealing (then perhaps the next game's commit).
+    this_game = [m for m in sealing if m["type"] == "reveal" or m["commitment"] == first]
+    assert [m["type"] for m in this_game] == ["commit", "reveal"], sealing
+
+
+def test_a_page_that_kept_no_view_log_does_not_say_verified(person: Make) -> None:
+    """Ana's browser kept her seal but had no room for the view log; after a reload it knows
+    the deal was sealed with her value but has lost the tables it showed her (it logs only
+    those it shows from now on): "not checked", naming why, never "✓"."""
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    ana.page.add_init_script(_NO_ROOM_FOR_VIEWS)
+    _play_floor(ana, ben)
+    ana.page.locator("[data-deal-check=ok]").wait_for()  # this visit kept the log in memory
+    ana.page.reload()
+    unchecked = ana.page.locator("[data-deal-check=unchecked]")
+    unchecked.wait_for()
+    assert "did not keep every table it showed you" in unchecked.inner_text()
+    expect(ana.page.locator("[data-deal-check=ok]")).to_have_count(0)
+    ben.page.locator("[data-deal-check=ok]").wait_for()
+
+
+def test_a_page_reloaded_during_the_game_still_checks_every_view(person: Make) -> None:
+    """With storage that works, a reload mid-game keeps the view log whole: "✓", with the
+    tables from before and after the reload compared."""
+    from tests.browser.play import play_to_the_end
+
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    code = ana.create_room("floor")
+    ben.join_by_code(code)
+    ana.wait_seats(2)
+    ana.page.locator(".badge.sealed").nth(1).wait_for()
+    ana.click("Start the game")
+    for someone in (ana, ben):
+        someone.wait_screen("table")
+    for _ in range(4):
+        (ana if ana.my_turn() else ben).step("floor")
+    ana.page.reload()
+    ana.wait_screen("table")
+    play_to_the_end("floor", [ana, ben])
+    check = ana.page.locator("[data-deal-check=ok]")
+    check.wait_for()
+    title = check.get_attribute("title") or ""
+    shown = int(re.search(r"the (\d+) tables you were shown", title).group(1))  # type: ignore[union-attr]
+    assert shown >= 5, title
