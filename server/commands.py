@@ -440,6 +440,11 @@ def leave(room: Room, seat_id: int, now: float, ctx: Context | None = None) -> C
         # again, and a new sealing begins).
         return replace(change, room=replace(new, sealing=None, deadline=0.0))
     if new.sealing.locked is not None:
+        if ctx is not None and _all_revealed(new, new.sealing):
+            # The values of everyone still at the table are in: deal now rather than wait
+            # out the window for the one who left (one change, one version, as below).
+            dealt = _sealed_deal(replace(new, version=room.version), ctx, change.entry or {})
+            return replace(dealt, seat_id=seat_id)
         return change
     if ctx is not None and _all_committed(new):
         # One change, one version: the lock is made on the room as the leave left it, at
@@ -541,7 +546,7 @@ def reveal(room: Room, seat_id: int, value: str, ctx: Context) -> Change:
         return Change(room, None, seat_id)
     sealing = replace(sealing, revealed=(*sealing.revealed, (seat_id, value)))
     entry = {"kind": "reveal", "seat_id": seat_id}
-    if len(sealing.revealed) == len(sealing.locked or ()):
+    if _all_revealed(room, sealing):
         return replace(_sealed_deal(replace(room, sealing=sealing), ctx, entry), seat_id=seat_id)
     return Change(_bump(room, ctx.now, sealing=sealing), entry, seat_id)
 
@@ -554,7 +559,7 @@ def seal_due(room: Room, ctx: Context) -> Change:
     if sealing is None or ctx.now < sealing.until:
         raise Stale()
     if sealing.locked is None:
-        return _lock(room, ctx, {"kind": "lock"}, None)
+        return _lock(room, ctx, {"kind": "commit_due"}, None)
     return _sealed_deal(room, ctx, {"kind": "reveal_due"})
 
 
@@ -564,6 +569,14 @@ def _people(room: Room) -> list[Seat]:
 
 def _all_committed(room: Room) -> bool:
     return all(s.commitment for s in _people(room))
+
+
+def _all_revealed(room: Room, sealing: Sealing) -> bool:
+    """Whether every locked seat still a person's at the table has revealed its value (one
+    that left, or became a bot, is not waited for: its slot stays empty)."""
+    people = {s.id for s in _people(room)}
+    revealed = {seat_id for seat_id, _ in sealing.revealed}
+    return all(seat_id in revealed for seat_id, _ in sealing.locked or () if seat_id in people)
 
 
 def _lock(room: Room, ctx: Context, entry: dict[str, Any], seat_id: int | None) -> Change:

@@ -225,6 +225,60 @@ def test_a_leave_that_leaves_everyone_else_committed_locks_the_set() -> None:
     assert left.version == room.version + 1
 
 
+def test_a_deal_does_not_wait_for_a_locked_seat_that_left_after_the_others_revealed() -> None:
+    """Three people locked; P0 and P2 revealed, then P1 leaves: the leave deals at once (it
+    used to wait out the reveal window for P1's value)."""
+    room = _commit(_commit(_commit(_lobby(people=3, bots=0), 0), 1), 2)
+    room = commands.start(room, room.host, _ctx(3.0)).room
+    room = _reveal(_reveal(room, 0).room, 2).room
+    assert room.phase is Phase.LOBBY and room.sealing is not None
+    left = commands.leave(room, room.seats[1].id, 5.0, _ctx(5.0))
+    dealt = left.room
+    assert dealt.phase is Phase.PLAYING and dealt.sealing is None
+    assert dealt.version == room.version + 1, "one change, one version"
+    assert dealt.deal is not None
+    assert dealt.deal.contributions == (_value(0), _value(2))
+    assert left.entry is not None and left.entry["trigger"]["kind"] == "leave"
+
+
+def test_a_deal_does_not_wait_for_a_locked_seat_that_left_before_the_others_revealed() -> None:
+    """P1 leaves after the lock, before anyone reveals: the last reveal of those still seated
+    deals."""
+    room = _commit(_commit(_commit(_lobby(people=3, bots=0), 0), 1), 2)
+    room = commands.start(room, room.host, _ctx(3.0)).room
+    room = commands.leave(room, room.seats[1].id, 3.5, _ctx(3.5)).room
+    assert room.sealing is not None and room.phase is Phase.LOBBY
+    room = _reveal(room, 0).room
+    assert room.phase is Phase.LOBBY, "P2's value is still awaited"
+    dealt = commands.reveal(room, room.seats[1].id, _value(2), _ctx(4.0)).room
+    assert dealt.phase is Phase.PLAYING
+    assert dealt.deal is not None and dealt.deal.contributions == (_value(0), _value(2))
+
+
+def test_a_rematch_does_not_wait_for_a_locked_person_who_left_and_became_a_bot() -> None:
+    """After a game a leaving person's seat stays, played by a bot: its locked value is not
+    waited for, and its slot is empty."""
+    room = _commit(_commit(_lobby(bots=0), 0), 1)
+    room = _reveal(_reveal(commands.start(room, room.host, _ctx(3.0)).room, 0).room, 1).room
+    finished = replace(room, phase=Phase.FINISHED)
+    finished = _commit(_commit(finished, 0, now=9.0), 1, now=9.0)
+    asked = commands.rematch(finished, finished.host, _ctx(9.5)).room
+    assert asked.sealing is not None and asked.sealing.locked is not None
+    revealed = _reveal(asked, 0, now=10.0).room
+    dealt = commands.leave(revealed, revealed.seats[1].id, 11.0, _ctx(11.0)).room
+    assert dealt.phase is Phase.PLAYING and dealt.seats[1].bot
+    assert dealt.deal is not None and dealt.deal.contributions == (_value(0), "")
+
+
+def test_a_commitment_lock_by_time_is_logged_as_commit_due() -> None:
+    """The move log names the commitment window running out "commit_due", not "lock" (the
+    host's locking of the room)."""
+    room = _commit(_lobby(), 0)
+    room = commands.start(room, room.host, _ctx(3.0)).room
+    due = commands.seal_due(room, _ctx(3.0 + WINDOWS.commit_window))
+    assert due.entry is not None and due.entry["kind"] == "commit_due"
+
+
 def test_a_rematch_is_sealed_the_same_way() -> None:
     room = _commit(_commit(_lobby(), 0), 1)
     room = _reveal(_reveal(commands.start(room, room.host, _ctx(3.0)).room, 0).room, 1).room
@@ -273,6 +327,25 @@ async def test_the_server_deals_once_every_browser_has_committed_and_revealed() 
         await asyncio.gather(reveal_when_locked(ana, _value(0)), reveal_when_locked(ben, _value(1)))
         dealt = await state_where(ana, lambda m: m["room"]["phase"] == "playing")
         assert dealt["room"]["seal"] == waiting["room"]["next_deal"]["commitment"][:8]
+
+
+async def test_a_locked_browser_that_leaves_does_not_hold_up_the_deal() -> None:
+    """Over a real server, with a reveal window of 30 s: Ben leaves after the lock, Ana and
+    Cleo reveal, and the deal is made then (the wait is for a state, not for the window)."""
+    async with serve(SEALING_SETTINGS) as server:
+        _, (ana, ben, cleo) = await _seated(server, ["Ana", "Ben", "Cleo"])
+        for i, someone in enumerate((ana, ben, cleo)):
+            await state_where(someone, lambda m: "next_deal" in m["room"])
+            await commit(someone, _value(i))
+        await ana.send({"type": "start"})
+        await state_where(ana, lambda m: m["room"]["next_deal"].get("stage") == "reveal")
+        await ben.send({"type": "leave"})
+        await ben.until(lambda m: m["type"] == "left", 5.0)
+        await asyncio.gather(
+            reveal_when_locked(ana, _value(0)), reveal_when_locked(cleo, _value(2))
+        )
+        dealt = await state_where(ana, lambda m: m["room"]["phase"] == "playing")
+        assert [s["name"] for s in dealt["room"]["seats"]] == ["Ana", "Cleo"]
 
 
 async def test_the_windows_run_out_on_the_servers_timer_and_the_deal_goes_on() -> None:
