@@ -31,8 +31,9 @@ INT_MAX = 2**53
 SEED = re.compile(r"[0-9a-f]{16}")
 #: What a page keeps of a view (records.view_digest).
 DIGEST = re.compile(r"[0-9a-f]{32}")
-#: What a view log says it is (``seen``).
-SEEN_FORMAT = 1
+#: What a view log says it is (``seen``): 2 adds the seats' ids, so that the locked set is
+#: compared seat by seat even when seats left the lobby after the lock; 1 still verifies.
+SEEN_FORMATS = (1, 2)
 #: Problems with single actions listed before the rest are only counted.
 ACTION_PROBLEMS_LISTED = 10
 #: The longest piece of a string from the file a problem or note shows.
@@ -50,7 +51,17 @@ _KEYS = {
     ),
 }
 _ACTION_KEYS = ("version", "seat", "by", "action", "events")
-_SEEN_KEYS = ("seen", "room", "game", "seat", "commitment", "commitments", "contribution", "views")
+_SEEN_KEYS_1 = (
+    "seen",
+    "room",
+    "game",
+    "seat",
+    "commitment",
+    "commitments",
+    "contribution",
+    "views",
+)
+_SEEN_KEYS = {1: _SEEN_KEYS_1, 2: (*_SEEN_KEYS_1, "locked_seats", "dealt_seats")}
 _BUNDLE_KEYS = ("record", "seen")
 _BOT_MOVES = frozenset(records.PLAYED_BY - {"act"})
 
@@ -517,12 +528,12 @@ def _seen_shape(check: _Check, seen: Any, record: Mapping[str, Any], fmt: int) -
     if type(seen) is not dict:
         check.fail(f"{what} is not a JSON object")
         return
-    if not _exact_keys(check, seen, _SEEN_KEYS, what):
+    form = seen.get("seen")
+    if type(form) is not int or form not in SEEN_FORMATS:
+        check.fail(f"{what} is not of format 1 or 2 (its seen field is {shown(form)})")
         return
-    if type(seen["seen"]) is not int or seen["seen"] != SEEN_FORMAT:
-        check.fail(
-            f"{what} is not of format {SEEN_FORMAT} (its seen field is {shown(seen['seen'])})"
-        )
+    if not _exact_keys(check, seen, _SEEN_KEYS[form], what):
+        return
     if type(seen["room"]) is not str:
         check.fail(f"{what}'s room is not a string")
     if not _whole(seen["game"]):
@@ -540,6 +551,8 @@ def _seen_shape(check: _Check, seen: Any, record: Mapping[str, Any], fmt: int) -
         or not all(type(h) is str and (h == "" or records.HASH.fullmatch(h)) for h in commitments)
     ):
         check.fail(f'{what}\'s commitments are not null or a list of "" or 64 hex digits')
+    if form >= 2:
+        _seen_seat_ids(check, seen, record)
     contribution = seen["contribution"]
     if contribution is not None and (
         type(contribution) is not str or not records.CONTRIBUTION.fullmatch(contribution)
@@ -560,6 +573,27 @@ def _seen_shape(check: _Check, seen: Any, record: Mapping[str, Any], fmt: int) -
             "a format-1 record does not say at which version the game was dealt: the views "
             "you saw cannot be placed in its replay"
         )
+
+
+def _seen_seat_ids(check: _Check, seen: Mapping[str, Any], record: Mapping[str, Any]) -> None:
+    """Format 2's seat ids: ``locked_seats``, each seat's id at the lock beside
+    ``commitments``; ``dealt_seats``, the ids of the record's seats in its order."""
+    what = "the view log"
+    for key, paired, length in (
+        ("locked_seats", "commitments", None),
+        ("dealt_seats", None, len(record["seats"])),
+    ):
+        ids = seen[key]
+        if ids is None:
+            continue
+        if type(ids) is not list or not all(_whole(i, 0) for i in ids) or len(set(ids)) != len(ids):
+            check.fail(f"{what}'s {key} is not null or a list of distinct seat ids")
+        elif paired is not None and (
+            type(seen[paired]) is not list or len(seen[paired]) != len(ids)
+        ):
+            check.fail(f"{what}'s {key} does not pair up with its {paired}")
+        elif length is not None and len(ids) != length:
+            check.fail(f"{what}'s {key} has {len(ids)} seats, the record {length}")
 
 
 def _seen_values(
@@ -584,6 +618,22 @@ def _seen_values(
         check.note("your page did not see the locked set of commitments before it revealed")
     elif fmt < 2:
         check.fail("a format-1 record holds no locked commitments to compare with yours")
+    elif seen.get("locked_seats") is not None and seen.get("dealt_seats") is not None:
+        # Seat by seat, by seat id (indexes shift when a seat leaves the lobby after the lock):
+        # each of the record's seats has the commitment locked for it, or none; a seat that
+        # became a bot since may have none.
+        locked = dict(zip(seen["locked_seats"], seen["commitments"], strict=True))
+        differ = [
+            str(i)
+            for i, seat_id in enumerate(seen["dealt_seats"])
+            if record["commitments"][i] != locked.get(seat_id, "")
+            and not (record["commitments"][i] == "" and record["seats"][i]["bot"])
+        ]
+        if differ:
+            check.fail(
+                "the record's commitments are not the ones your page saw locked for its seats "
+                f"(seat {', '.join(differ)})"
+            )
     elif seen["commitments"] != record["commitments"]:
         differ = [
             str(i)

@@ -519,3 +519,52 @@ def test_a_page_reloaded_during_the_game_still_checks_every_view(person: Make) -
     title = check.get_attribute("title") or ""
     shown = int(re.search(r"the (\d+) tables you were shown", title).group(1))  # type: ignore[union-attr]
     assert shown >= 5, title
+
+
+def test_download_my_game_verifies_after_a_locked_seat_left_the_lobby(
+    person: Make, server_url: str, tmp_path: Any
+) -> None:
+    """Ben's browser (a program here) commits, the set is locked with three seats, and Ben
+    leaves the lobby before the deal: Ana and Cleo play on two seats. Ana's "Download my game"
+    file passes `parlor verify`: the locked set is compared seat by seat, by seat id (by
+    index, Cleo's slot looked like Ben's and the file failed)."""
+    import json
+    import secrets
+
+    from websockets.sync.client import connect
+
+    from server.verify import verify
+    from tests.browser.play import play_to_the_end
+    from tests.browser.recorded import Host
+
+    ana, cleo = person("Ana", phone=False), person("Cleo")
+    code = ana.create_room("floor")
+    url = server_url.replace("http://", "ws://") + f"/ws/{code}?format=json"
+    with connect(url) as ws:
+        ben = Host(ws)
+        ws.send(json.dumps({"type": "join", "name": "Ben", "key": secrets.token_urlsafe(16)}))
+        joined = ben.wait_state(lambda state: True)
+        value = secrets.token_hex(32)
+        seen = joined["room"]["next_deal"]["commitment"]
+        ben.command(
+            {"type": "commit", "commitment": seen, "hash": records.contribution_commitment(value)}
+        )
+        cleo.join_by_code(code)
+        ana.wait_seats(3)
+        expect(ana.page.locator(".seat .badge.sealed")).to_have_count(3)
+        ana.click("Start the game")
+        ben.wait_state(lambda s: s["room"].get("next_deal", {}).get("stage") == "reveal")
+        ben.command({"type": "leave"})
+    for someone in (ana, cleo):
+        someone.wait_screen("table")
+    play_to_the_end("floor", [ana, cleo])
+    ana.page.locator("[data-deal-check=ok]").wait_for()
+    with ana.page.expect_download() as download:
+        ana.page.locator("[data-my-game]").click()
+    saved = tmp_path / "mine.json"
+    download.value.save_as(saved)
+    bundle = json.loads(saved.read_text())
+    assert len(bundle["seen"]["commitments"]) == 3 and len(bundle["record"]["seats"]) == 2
+    verdict = verify(bundle)
+    assert verdict.ok, verdict.problems
+    assert verdict.views == len(bundle["seen"]["views"]) > 0

@@ -849,7 +849,7 @@ def test_a_view_log_that_is_not_the_records_in_its_seeds_fails(floor: Record) ->
         ({"game": 2}, "the view log is of game 2"),
         ({"seat": 2, "contribution": None}, "a bot seat in the record"),
         ({"seat": 3}, "not one of the record's seats"),
-        ({"seen": 2}, "not of format 1"),
+        ({"seen": 3}, "not of format 1 or 2"),
         ({"extra": 1}, 'unknown field "extra"'),
         ({"views": [[10**400, "0" * 32]]}, "views are not a list"),
         ({"views": [[1, "0" * 32]]}, "before the deal"),
@@ -857,6 +857,77 @@ def test_a_view_log_that_is_not_the_records_in_its_seeds_fails(floor: Record) ->
     for change, words in cases:
         found = problems(floor, view_log(floor, 0, **change))
         assert any(words in p for p in found), (change, found)
+
+
+def _hash(value: str) -> str:
+    return records.contribution_commitment(value)
+
+
+def _seen_by_id(record: Record, **changes: Any) -> dict[str, Any]:
+    """The log of a page at seat 0 that saw four seats locked (ids 1, 5, 2, 3) and seat id 5
+    leave the lobby after the lock: the record's three seats are ids 1, 2 and 3."""
+    hashes = record["commitments"]
+    left = _hash(_hex("the value of the seat that left"))
+    log = view_log(
+        record,
+        0,
+        seen=2,
+        commitments=[hashes[0], left, *hashes[1:]],
+        locked_seats=[1, 5, 2, 3],
+        dealt_seats=[1, 2, 3],
+    )
+    log.update(changes)
+    return log
+
+
+def test_a_seat_that_left_the_lobby_after_the_lock_does_not_fail_an_honest_log(
+    floor: Record,
+) -> None:
+    """The locked set is compared by seat id: a seat that left after the lock shifted the
+    others' indexes, and its commitment is in no slot of the record."""
+    verdict = verify(floor, _seen_by_id(floor))
+    assert verdict.ok, verdict.problems
+
+
+def test_a_log_by_seat_id_fails_a_record_whose_seat_has_another_commitment(
+    floor: Record,
+) -> None:
+    """A record that holds together, but deals with the value of the seat that left in Ben's
+    slot: Ben's page locked another commitment for him."""
+    gone = _hex("the value of the seat that left")
+    other = make_record(values=[floor["contributions"][0], gone, ""])
+    log = _seen_by_id(
+        other, commitments=[*floor["commitments"][:1], _hash(gone), *floor["commitments"][1:]]
+    )
+    found = problems(other, log)
+    assert found == [
+        "the record's commitments are not the ones your page saw locked for its seats (seat 1)"
+    ], found
+
+
+def test_a_log_by_seat_id_accepts_a_seat_that_became_a_bot_with_no_commitment() -> None:
+    """Seat 1 was a person at the lock and a bot by the deal: its slot is empty."""
+    record = make_record(seats=(TABLE[0], Sit("Ben", "normal"), *TABLE[2:]))
+    bens = _hash(_hex("ben's value"))
+    log = _seen_by_id(record, commitments=[record["commitments"][0], _hash(_hex("x")), bens, ""])
+    verdict = verify(record, log)
+    assert verdict.ok, verdict.problems
+
+
+def test_a_format_2_log_with_bad_seat_ids_fails(floor: Record) -> None:
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"locked_seats": [1, 1, 2, 3]}, "locked_seats is not null or a list of distinct"),
+        ({"locked_seats": [1, 2, 3]}, "locked_seats does not pair up with its commitments"),
+        ({"dealt_seats": [1, 2]}, "dealt_seats has 2 seats, the record 3"),
+        ({"dealt_seats": [1, 2, -3]}, "dealt_seats is not null or a list of distinct"),
+        ({"dealt_seats": "1,2,3"}, "dealt_seats is not null or a list of distinct"),
+    ]
+    for change, words in cases:
+        found = problems(floor, _seen_by_id(floor, **change))
+        assert any(words in p for p in found), (change, found)
+    log = _seen_by_id(floor)
+    del log["dealt_seats"]
+    assert any("no dealt_seats" in p for p in problems(floor, log))
 
 
 def test_a_view_log_that_saw_no_seeds_says_so(floor: Record) -> None:
