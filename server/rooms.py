@@ -45,8 +45,8 @@ class Seat:
     level: str = DEFAULT_BOT_LEVEL
     #: The commitment (SHA-256 of a secret value) this seat's browser sent for the next deal
     #: (docs/fairplay.md), "" for none. Public; consumed by the deal. (A room stored by a
-    #: server before parlor-deal/2 holds a plain contribution here, which no value hashes
-    #: to: its slot is left empty, and the browser commits again.)
+    #: server before parlor-deal/2 holds a plain contribution in this place of the stored
+    #: seat; it is read as none, and the browser commits.)
     commitment: str = ""
     #: The packed form, made when the record is first encoded (see :func:`encode`).
     wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
@@ -347,7 +347,9 @@ def decode(data: bytes) -> Room:
         options=raw["options"],
         version=raw["version"],
         phase=Phase(raw["phase"]),
-        seats=tuple(_seat(s) for s in raw["seats"]),
+        # A room stored before parlor-deal/2 (it has no "sealing") holds a seat's plain
+        # contribution where a commitment now is: it is not read as one.
+        seats=tuple(_seat(s, "sealing" in raw) for s in raw["seats"]),
         host=raw["host"],
         locked=raw["locked"],
         turn_timer=raw["turn_timer"],
@@ -393,10 +395,10 @@ def _sealing(raw: list[Any]) -> Sealing:
     return Sealing(raw[0], raw[1], raw[2], locked, revealed)
 
 
-def _seat(raw: list[Any]) -> Seat:
+def _seat(raw: list[Any], commitments: bool = True) -> Seat:
     kept = raw[5] if len(raw) > 5 else ()
     acks = tuple((int(a[0]), int(a[1]), str(a[2]) if len(a) > 2 else "") for a in kept)
     covered = raw[6] if len(raw) > 6 else 0
     level = raw[7] if len(raw) > 7 else DEFAULT_BOT_LEVEL
-    commitment = raw[8] if len(raw) > 8 else ""
+    commitment = raw[8] if commitments and len(raw) > 8 else ""
     return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level, commitment)

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from rules.codec import pack, unpack
 from rules.errors import RulesError
 from server import commands, records, rooms
 from server.errors import RoomError, Stale
@@ -294,6 +295,33 @@ def test_a_sealing_room_is_stored_and_read_back_whole() -> None:
     again = rooms.decode(rooms.encode(room))
     assert again.sealing == room.sealing
     assert [s.commitment for s in again.seats] == [s.commitment for s in room.seats]
+
+
+def _stored_before_parlor_deal_2(room: Room, contributions: list[str]) -> bytes:
+    """``room`` as a server before parlor-deal/2 stored it: no ``sealing``, and each seat's
+    plain contribution (16 to 64 hex digits) where the commitment now is."""
+    raw = unpack(rooms.encode(room))
+    del raw["sealing"]
+    for seat, value in zip(raw["seats"], contributions, strict=True):
+        seat[8] = value
+    return pack(raw)
+
+
+def test_a_room_stored_before_parlor_deal_2_does_not_read_contributions_as_commitments() -> None:
+    """Its seats' old contributions used to be read as commitments: the start locked them at
+    once, no browser could reveal a value for them, and the record failed parlor verify."""
+    old = rooms.decode(_stored_before_parlor_deal_2(_lobby(), ["ab" * 16, "cd" * 32, ""]))
+    assert [s.commitment for s in old.seats] == ["", "", ""]
+    asked = commands.start(old, old.host, _ctx(3.0)).room
+    assert asked.sealing is not None and asked.sealing.locked is None, "waits for browsers"
+    room = _commit(_commit(asked, 0, now=4.0), 1, now=4.0)
+    dealt = _reveal(_reveal(room, 0, now=5.0).room, 1, now=5.0).room
+    assert dealt.deal is not None
+    assert dealt.deal.commitments == (
+        records.contribution_commitment(_value(0)),
+        records.contribution_commitment(_value(1)),
+        "",
+    )
 
 
 def test_a_deal_stored_before_parlor_deal_2_reads_as_format_1() -> None:
