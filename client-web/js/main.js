@@ -620,6 +620,7 @@ function receive(msg) {
     case "ack":
       room.busy = connection.busy;
       if (!room.busy) room.pending = null;
+      if (msg.command && msg.command.type === "reveal") revealAnswered(room, msg);
       if (msg.command && msg.command.type === "chat") chatTaken(msg.command.text);
       if (msg.duplicate && !msg.resent) {
         showError("That move had already been made (perhaps in another tab).");
@@ -628,6 +629,7 @@ function receive(msg) {
     case "error":
       room.busy = connection.busy;
       if (!room.busy) room.pending = null;
+      if (msg.command && msg.command.type === "reveal") revealAnswered(room, msg);
       handleError(msg);
       break;
     case "left":
@@ -684,8 +686,11 @@ function seal(room, msg) {
         kept.lockedIds = info.seats.map((s) => s.id);
         kept.revealedFor = next.commitment;
       }
-      if (room.revealing !== next.commitment) {
-        room.revealing = next.commitment;
+      // Once per sealing, and again if a state the server sent after acknowledging the
+      // reveal has no value for this seat (the store lost the write: a failover).
+      const sent = room.revealing && room.revealing.commitment === next.commitment ? room.revealing : null;
+      if (!sent || (revealLost(sent, msg) && sent.tries < REVEAL_TRIES)) {
+        room.revealing = { commitment: next.commitment, acked: null, tries: (sent ? sent.tries : 0) + 1 };
         remembered.setSeal(room.code, round, kept);
         connection.send({ type: "reveal", value: kept.mine });
       }
@@ -722,6 +727,30 @@ function seal(room, msg) {
       },
     );
   }
+}
+
+/** How many times a page sends its value for one sealing (the first, and after losses). */
+const REVEAL_TRIES = 3;
+
+/** Whether the state `msg` shows a reveal this page `sent` as lost: acknowledged at a version
+ * the state has reached, and still not in it. */
+function revealLost(sent, msg) {
+  return sent.acked !== null && msg.version >= sent.acked;
+}
+
+/** The server answered this page's reveal: remember the version it was applied at, and if the
+ * state already at hand is that new and lacks it, it was lost: send it again. */
+function revealAnswered(room, msg) {
+  const sent = room.revealing;
+  if (!sent) return;
+  if (msg.type === "error") {
+    // Refused (the deal was called off, the value does not match…): sent again, it would be
+    // refused again.
+    sent.acked = null;
+    return;
+  }
+  sent.acked = msg.version;
+  if (room.state) seal(room, room.state);
 }
 
 // The view log is written in the order views arrive, each digest once it is computed.

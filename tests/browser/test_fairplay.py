@@ -568,3 +568,43 @@ def test_download_my_game_verifies_after_a_locked_seat_left_the_lobby(
     verdict = verify(bundle)
     assert verdict.ok, verdict.problems
     assert verdict.views == len(bundle["seen"]["views"]) > 0
+
+
+def test_a_reveal_acknowledged_then_lost_is_sent_again(person: Make) -> None:
+    """As after a store failover: the server acknowledges Ana's reveal, then sends a state (at
+    or past the acknowledged version) without her value. Her page sends it again, and the
+    deal uses it. (Here the first reveal never reaches the server and the acknowledgement is
+    made up on its way; Ben's reveal makes the next version.)"""
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    got: list[dict[str, Any]] = []
+    reveals: list[dict[str, Any]] = []
+
+    def handler(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_server(message: str | bytes) -> None:
+            decoded = unpack(message) if isinstance(message, bytes) else {}
+            if decoded.get("type") == "reveal":
+                reveals.append(decoded)
+                if len(reveals) == 1:
+                    lock = next(m for m in got if _stage(m) == "reveal")
+                    ack = {"type": "ack", "seq": decoded["seq"], "version": lock["version"] + 1}
+                    ws.send(pack({**ack, "duplicate": False}))
+                    return
+            server.send(message)
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, bytes):
+                got.append(unpack(message))
+            ws.send(message)
+
+        ws.on_message(to_server)
+        server.on_message(to_page)
+
+    ana.page.route_web_socket(re.compile(r"/ws/"), handler)
+    _play_floor(ana, ben)
+    ana.page.locator("[data-deal-check=ok]").wait_for()
+    ben.page.locator("[data-deal-check=ok]").wait_for()
+    assert len(reveals) == 2 and reveals[0]["value"] == reveals[1]["value"]
+    deal = next(m for m in reversed(got) if m.get("type") == "state" and "deal" in m["room"])
+    assert reveals[0]["value"] in deal["room"]["deal"]["contributions"]
