@@ -344,6 +344,12 @@ export class RoomConnection {
     return this.pending.size > 0;
   }
 
+  /** The game action among the commands not answered yet, or null. */
+  get actionInFlight() {
+    for (const item of this.pending.values()) if (item.msg.type === "act") return item.msg.action;
+    return null;
+  }
+
   /** Stop for good (left the room, kicked, room gone, or entering another way). */
   stop() {
     this.stopped = true;

@@ -95,7 +95,7 @@ function render() {
     keepFocusOnTable(app);
   }
   body.screen = screen;
-  body.busy = room && room.busy ? "true" : "false";
+  body.busy = room && room.sending ? "true" : "false";
   body.version = room && room.state ? String(room.state.version) : "0";
   const myTurn = Boolean(view && !view.over && (view.legal || []).some((a) => a.type !== "undo"));
   body.myTurn = myTurn ? "true" : "false";
@@ -330,9 +330,10 @@ function newRoom(code) {
     announce: "",
     // The events to animate at the next drawing.
     animate: null,
-    busy: false,
-    // The action in flight (ctx.pending), until the server answers.
-    pending: null,
+    // What this page sent and the server has not answered yet: null, or {action}, the game
+    // move among it (null if it is another command). The one record of "sending": the frame
+    // takes ctx.busy and ctx.pending from it, and aria-busy and data-busy (see noteSending).
+    sending: null,
     // Whether it was your turn at the last drawing (null: not drawn yet), for the turn alert.
     myTurn: null,
     error: null,
@@ -432,8 +433,7 @@ function connect(entry) {
     onStatus: (status) => {
       if (connection !== conn) return;
       room.status = status;
-      room.busy = conn.busy;
-      if (!room.busy) room.pending = null;
+      noteSending(room);
       render();
     },
     onProblem: (text) => {
@@ -446,6 +446,12 @@ function connect(entry) {
   });
   connection = conn;
   conn.open(entry);
+}
+
+/** Note what is in flight, from the connection's unanswered commands (room.sending): after a
+ * move is sent, and whenever an answer comes or the connection's status changes. */
+function noteSending(room) {
+  room.sending = connection && connection.busy ? { action: connection.actionInFlight } : null;
 }
 
 // The game's table is fetched with the room's first snapshot; the page is redrawn when it comes.
@@ -618,8 +624,7 @@ function receive(msg) {
       room.chat = msg;
       break;
     case "ack":
-      room.busy = connection.busy;
-      if (!room.busy) room.pending = null;
+      noteSending(room);
       if (msg.command && msg.command.type === "reveal") revealAnswered(room, msg);
       if (msg.command && msg.command.type === "chat") chatTaken(msg.command.text);
       if (msg.duplicate && !msg.resent) {
@@ -627,8 +632,7 @@ function receive(msg) {
       }
       break;
     case "error":
-      room.busy = connection.busy;
-      if (!room.busy) room.pending = null;
+      noteSending(room);
       if (msg.command && msg.command.type === "reveal") revealAnswered(room, msg);
       handleError(msg);
       break;
@@ -1027,11 +1031,10 @@ const intents = {
   },
   act(action) {
     const room = model.room;
-    if (!connection || room.busy) return;
+    if (!connection || room.sending) return;
     connection.act(action);
     if (connection.status !== "open") showError("Not connected right now; it will be sent on reconnecting…");
-    room.busy = true;
-    room.pending = action;
+    noteSending(room);
     room.ui.game = {};
     render();
   },

@@ -512,15 +512,15 @@ def test_sending_is_whole_on_a_warp99_card_in_flight(person: Make, screen: str) 
     )
     version = ana.version
     page.locator("#app .w-moves [data-legal=move]").first.click()
-    mark = page.locator("#app .w-hand .w-card.pending .sending")
+    mark = page.locator("#app .w-hand .w-card.is-sending .sending")
     mark.wait_for()
     _settle(page)
     found: dict[str, Any] = page.evaluate(
         CHECK,
         {
             "whole": [],
-            "words": [".w-hand .w-card.pending .sending"],
-            "open": [".w-hand .w-card.pending .sending"],
+            "words": [".w-hand .w-card.is-sending .sending"],
+            "open": [".w-hand .w-card.is-sending .sending"],
         },
     )
     assert not found["problems"], found["problems"]

@@ -311,7 +311,7 @@ def test_a_move_in_flight_is_marked_sending(table: Open) -> None:
     page.locator("#app [data-legal=move]").first.click()
     sending = page.locator("#app .sending")
     sending.first.wait_for()
-    assert page.locator("#app .w-hand .w-card.pending .sending").count() == 1
+    assert page.locator("#app .w-hand .w-card.is-sending .sending").count() == 1
     opacity = page.evaluate(
         "() => [...document.querySelectorAll('.w-hand .w-card')]"
         ".map(c => getComputedStyle(c).opacity)"

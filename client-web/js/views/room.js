@@ -391,8 +391,8 @@ export function gameContext(model, intents) {
     ui: room.ui.game || {},
     setUi: intents.setGameUi,
     act: intents.act,
-    busy: room.busy || room.status !== "open",
-    pending: room.pending,
+    busy: Boolean(room.sending) || room.status !== "open",
+    pending: room.sending ? room.sending.action : null,
     // Tables written before the event feed ask for each seat's last move; the ticker and the
     // log say it now.
     recent: () => null,
@@ -710,7 +710,7 @@ function tableView(model, intents) {
     { class: "table-layout", "data-sheet": sheet, key: "table-layout" },
     h(
       "div",
-      { class: "table-area", "aria-busy": room.busy ? "true" : "false", tabindex: -1, "aria-label": "The table", key: "table-area" },
+      { class: "table-area", "aria-busy": room.sending ? "true" : "false", tabindex: -1, "aria-label": "The table", key: "table-area" },
       // Everything but the tray, in one column: it is the tray's neighbour on a phone held
       // sideways, and no box at all (display: contents) otherwise.
       h(

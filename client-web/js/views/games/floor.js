@@ -8,7 +8,8 @@
 
 import { h } from "../../dom.js";
 import { find, flyFrom, pop, pulse } from "../../motion.js";
-import { button, sameAction } from "../common.js";
+import { button } from "../common.js";
+import { SENDING, isSending, withSending } from "./shared.js";
 import { OPS, cap, cardBack, cardClass, cardFace, cardLabel, cardOf, cardPicture, digitNote, operate, sumText } from "./floor-cards.js";
 import { shapeIcon, SHAPE_NAMES } from "./shapes.js";
 
@@ -428,19 +429,14 @@ function middle(view, ctx) {
   );
 }
 
-function marked(text, sending) {
-  return sending ? [text, h("span", { class: "sending" }, " sending…")] : text;
-}
-
 function moves(view, ctx, pick) {
   if (ctx.spectator || view.over) return null;
   const act = (action) => () => {
     if (!ctx.busy) ctx.act(action);
   };
-  const inFlight = (action) => Boolean(ctx.pending) && sameAction(ctx.pending, action);
   const items = pick.plays.map((play, i) =>
-    button(marked(play.face, inFlight(play.action)), act(play.action), {
-      class: ["primary", "f-move", inFlight(play.action) && "in-flight"],
+    button(withSending(play.face, isSending(ctx, play.action)), act(play.action), {
+      class: ["primary", "f-move", isSending(ctx, play.action) && SENDING],
       "data-legal": "move",
       key: `m${i}`,
       "aria-label": play.text,
@@ -451,8 +447,8 @@ function moves(view, ctx, pick) {
   }
   for (const move of plainMoves(view)) {
     items.push(
-      button(marked(move.text, inFlight(move.action)), act(move.action), {
-        class: ["f-move", inFlight(move.action) && "in-flight"],
+      button(withSending(move.text, isSending(ctx, move.action)), act(move.action), {
+        class: ["f-move", isSending(ctx, move.action) && SENDING],
         "data-legal": "general",
         key: `g-${move.action.type}`,
       }),

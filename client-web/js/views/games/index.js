@@ -24,7 +24,9 @@
 //   prompt(view, ctx), waiting(view, ctx), facts(view, seat), scoreName   as before
 //
 // ctx (from the frame): you, spectator, names(seat), ui/setUi (choices in progress), act(action),
-// busy, pending (the action in flight, or null: mark it "sending…"), deadlineAt, away.
+// busy (nothing may be sent now: a move is on its way, or the page is not connected), pending
+// (the move on its way, or null: its control gets the one "sending…" mark of ./shared.js),
+// deadlineAt, away.
 // Every card element carries the class "card"; the generic button styles leave .card alone.
 //
 // An open view (view.open === true: a replay with nothing hidden, the rules' open_view; each

@@ -8,6 +8,7 @@
 import { h } from "../../dom.js";
 import { find, flip, flyFrom, pop, pulse, vanish } from "../../motion.js";
 import { button, countdown, listNames } from "../common.js";
+import { SENDING, isSending, sendingMark, withSending } from "./shared.js";
 
 const ROWS = 3;
 
@@ -120,10 +121,6 @@ function decode(view) {
   return full;
 }
 
-function sendingMark() {
-  return h("span", { class: "sending", "aria-hidden": "true" }, "sending…");
-}
-
 // -- what may be done now ---------------------------------------------------------------------
 
 function legalOf(view) {
@@ -153,8 +150,8 @@ function stepOf(view, ctx) {
   return "wait";
 }
 
-/** Whether `pos` is a cell the pending action names (it gets the "sending…" mark). */
-function pendingAt(ctx, pos) {
+/** Whether `pos` is a cell the move in flight names (it gets the "sending…" mark). */
+function sendingAt(ctx, pos) {
   const p = ctx.pending;
   if (!p) return false;
   if (p.type === "flip_initial") return p.positions.includes(pos);
@@ -211,13 +208,13 @@ function myChoices(view, ctx) {
  * disabled: a disabled button would drop the focus to the page). */
 function myCell(c, pos, seat, choice, ctx) {
   const can = Boolean(choice) && !ctx.busy;
-  const sending = pendingAt(ctx, pos);
+  const sending = sendingAt(ctx, pos);
   return h(
     "button",
     {
       type: "button",
       key: `c${pos}`,
-      class: [...look(c), choice && "legal", choice && choice.selected && "selected", sending && "is-sending"],
+      class: [...look(c), choice && "legal", choice && choice.selected && "selected", sending && SENDING],
       "data-anim": `grid-${seat}-${pos}`,
       "data-legal": can ? choice.legal || "cell" : null,
       "data-pos": pos,
@@ -230,7 +227,7 @@ function myCell(c, pos, seat, choice, ctx) {
       onkeydown: can ? null : tabToTheStep,
     },
     face(c),
-    sending ? sendingMark() : null,
+    sendingMark(sending),
   );
 }
 
@@ -272,20 +269,20 @@ function pileLabel(text) {
 function drawPile(view, ctx) {
   const L = legalOf(view);
   const can = Boolean(L.draw) && !ctx.busy;
-  const sending = ctx.pending && ctx.pending.type === "draw";
+  const sending = isSending(ctx, { type: "draw" });
   return h(
     "button",
     {
       type: "button",
       key: "draw",
-      class: ["ns-pile", "draw", L.draw && "legal-pile"],
+      class: ["ns-pile", "draw", L.draw && "legal-pile", sending && SENDING],
       "data-legal": can ? "draw" : null,
       "aria-disabled": can ? null : "true",
       tabindex: can ? 0 : -1,
       onclick: can ? () => ctx.act(L.draw) : null,
       "aria-label": can ? `Draw a card (${view.draw_size} in the draw pile)` : `Draw pile: ${view.draw_size} cards`,
     },
-    h("span", { class: [...look(DOWN), L.draw && "legal"], "data-anim": "draw" }, sending ? sendingMark() : null),
+    h("span", { class: [...look(DOWN), L.draw && "legal"], "data-anim": "draw" }, sendingMark(sending)),
     pileLabel(`Draw · ${view.draw_size}`),
   );
 }
@@ -451,18 +448,17 @@ function middle(view, ctx) {
 // -- the moves slot and the hint ----------------------------------------------------------------------
 
 function moveButton(text, onclick, props, ctx, action) {
-  const sending = ctx.pending && action && ctx.pending.type === action.type;
+  const sending = isSending(ctx, action);
   return h(
     "button",
     {
       type: "button",
       ...props,
-      class: ["ns-move", props.class, sending && "is-sending"],
+      class: ["ns-move", props.class, sending && SENDING],
       "aria-disabled": ctx.busy ? "true" : null,
       onclick: ctx.busy ? null : onclick,
     },
-    text,
-    sending ? sendingMark() : null,
+    withSending(text, sending),
   );
 }
 

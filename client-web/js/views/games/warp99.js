@@ -5,7 +5,8 @@
 // name and symbol, never the colour alone.
 
 import { h } from "../../dom.js";
-import { button, sameAction } from "../common.js";
+import { button } from "../common.js";
+import { SENDING, isSending, sendingMark, withSending } from "./shared.js";
 import * as motion from "../../motion.js";
 import {
   PILES,
@@ -86,14 +87,6 @@ function chosenCard(view, ctx) {
   const id = pending !== undefined && pending !== null ? pending : ctx.ui.card;
   if (id === undefined || id === null || !view.hand) return null;
   return view.hand.find((c) => c.id === id) || null;
-}
-
-function isPending(ctx, action) {
-  return Boolean(ctx.pending && action && sameAction(ctx.pending, action));
-}
-
-function sending(ctx, action) {
-  return isPending(ctx, action) ? h("span", { class: "sending" }, "sending…") : null;
 }
 
 /** A control that refuses taps while a move is in flight without fading (the view is current). */
@@ -231,13 +224,12 @@ function ruleCards(view, ctx) {
                 "button",
                 {
                   type: "button",
-                  class: ["w-flip", "legal"],
+                  class: ["w-flip", "legal", isSending(ctx, flip) && SENDING],
                   "data-legal": "flip",
                   onclick: guarded(ctx, () => ctx.act(flip)),
                   "aria-label": `Flip rule card ${rule.card + 1}: ${rule.name} becomes ${next}`,
                 },
-                `Flip → ${RULES[RULE_SIDES[rule.card][2 - rule.side]].flip}`,
-                sending(ctx, flip),
+                withSending(`Flip → ${RULES[RULE_SIDES[rule.card][2 - rule.side]].flip}`, isSending(ctx, flip)),
               )
             : null,
         );
@@ -259,14 +251,14 @@ function pileView(view, ctx, index, chosen, L) {
       class: "top",
       "data-anim": `pile-${index}`,
     }),
-    sending(ctx, play),
+    sendingMark(isSending(ctx, play)),
   ];
   if (play) {
     return h(
       "button",
       {
         type: "button",
-        class: ["w-pile", "legal", isPending(ctx, play) && "pending"],
+        class: ["w-pile", "legal", isSending(ctx, play) && SENDING],
         key: `pile${index}`,
         "data-legal": "pile",
         "data-pile": String(index),
@@ -394,7 +386,7 @@ function hand(view, ctx) {
             {
               type: "button",
               key: `h${card.id}`,
-              class: ["card", "w-card", `c-${card.colour}`, ok && "legal", on && "selected", inFlight && "pending"],
+              class: ["card", "w-card", `c-${card.colour}`, ok && "legal", on && "selected", inFlight && SENDING],
               "data-anim": `hand-${card.id}`,
               "data-card": String(card.id),
               "data-legal": ok ? (on ? "chosen" : "card") : null,
@@ -408,7 +400,7 @@ function hand(view, ctx) {
               },
             },
             cardFace(card),
-            inFlight ? h("span", { class: "sending" }, "sending…") : null,
+            sendingMark(inFlight),
           );
         })
       : h("p", { class: "w-hand-empty" }, "Your hand is empty."),
@@ -418,9 +410,10 @@ function hand(view, ctx) {
 // -- the moves slot and the hint ----------------------------------------------------------
 
 function moveButton(ctx, text, action, props = {}) {
-  return button([text, sending(ctx, action)], guarded(ctx, () => ctx.act(action)), {
+  const sending = isSending(ctx, action);
+  return button(withSending(text, sending), guarded(ctx, () => ctx.act(action)), {
     ...props,
-    class: [props.class, isPending(ctx, action) && "pending"],
+    class: [props.class, sending && SENDING],
   });
 }
 
