@@ -9,7 +9,7 @@ import { checkDeal, checkViews, contributionCommitmentOf, newContribution, viewD
 import { patch } from "./dom.js";
 import { snapshot } from "./motion.js";
 import { remembered } from "./store.js";
-import { clockText, secondsLeft } from "./views/common.js";
+import { clockText, secondsLeft, whoWithin } from "./views/common.js";
 import { gameModule, loadGame } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
 import { loadQr } from "./views/lobby.js";
@@ -476,7 +476,7 @@ function moveContext(ctx, entry, info) {
   const seat = entry.seat;
   const person = seat !== null && seat !== undefined && info.seats[seat] && !info.seats[seat].bot;
   if (!entry.by || entry.by === "act" || !person) return ctx;
-  const forWhom = seat === ctx.you ? "you" : ctx.names(seat);
+  const forWhom = whoWithin(seat, ctx);
   return { ...ctx, you: seat === ctx.you ? null : ctx.you, names: (s) => (s === seat ? `Bot for ${forWhom}` : ctx.names(s)) };
 }
 

@@ -8,6 +8,17 @@ export function seatName(room, seat) {
   return found ? found.name : `Seat ${seat + 1}`;
 }
 
+/** A seat in words at the start of a sentence: "You" for the seat this page plays (`ctx.you`),
+ * else its name (`ctx.names`), as in "You drew 2", "Ana drew 2". */
+export function who(seat, ctx) {
+  return seat === ctx.you ? "You" : ctx.names(seat);
+}
+
+/** The same within a sentence: "you", else the name ("Frozen: you must answer"). */
+export function whoWithin(seat, ctx) {
+  return seat === ctx.you ? "you" : ctx.names(seat);
+}
+
 /** "Ana", "Ana and Ben", "Ana, Ben and Cleo". */
 export function listNames(names) {
   if (names.length <= 1) return names.join("");

@@ -2,7 +2,7 @@
 // banner, players, chat and results. Game tables come from ./games/.
 
 import { h } from "../dom.js";
-import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField } from "./common.js";
+import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField, who } from "./common.js";
 import { gameModule as loadedGame, knownGame } from "./games/index.js";
 import { dealingNote, lobbyView, shareBox } from "./lobby.js";
 
@@ -406,7 +406,7 @@ export function gameContext(model, intents) {
 function resultsView(model, intents, view, gameModule, ctx) {
   const result = view.result;
   const info = model.room.state.room;
-  const winners = result.winners.map((s) => (s === ctx.you ? "You" : ctx.names(s)));
+  const winners = result.winners.map((s) => who(s, ctx));
   const headline =
     winners.length === 1
       ? `${winners[0]} ${winners[0] === "You" ? "win" : "wins"}!`

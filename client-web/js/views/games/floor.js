@@ -8,7 +8,7 @@
 
 import { h } from "../../dom.js";
 import { find, flyFrom, pop, pulse } from "../../motion.js";
-import { button } from "../common.js";
+import { button, who, whoWithin } from "../common.js";
 import { SENDING, isSending, withSending } from "./shared.js";
 import { OPS, cap, cardBack, cardClass, cardFace, cardLabel, cardOf, cardPicture, digitNote, operate, sumText } from "./floor-cards.js";
 import { shapeIcon, SHAPE_NAMES } from "./shapes.js";
@@ -261,14 +261,6 @@ function picking(view, ctx) {
 
 // -- words -------------------------------------------------------------------------------------
 
-function who(seat, ctx) {
-  return seat === ctx.you ? "you" : ctx.names(seat);
-}
-
-function Who(seat, ctx) {
-  return cap(who(seat, ctx));
-}
-
 /** The one line saying why the highlighted cards are playable, or what the picked ones do. */
 function hint(view, ctx, pick) {
   if (ctx.spectator || view.over) return null;
@@ -385,14 +377,14 @@ function pendingLine(view, ctx) {
     kind = "take";
     body = [
       h("span", { class: "f-stack", "data-anim": "stack", key: `stack${p.stack}` }, `+${p.stack}`),
-      ` ${Who(p.seat, ctx)} ${p.seat === ctx.you ? "stack" : "stacks"} a Take or ${p.seat === ctx.you ? "draw" : "draws"} ${p.stack}`,
+      ` ${who(p.seat, ctx)} ${p.seat === ctx.you ? "stack" : "stacks"} a Take or ${p.seat === ctx.you ? "draw" : "draws"} ${p.stack}`,
     ];
   } else if (p && p.kind === "freeze") {
     kind = "freeze";
-    body = [h("span", { class: "f-stack" }, "❄"), ` Frozen: ${who(p.seat, ctx)} must answer`];
+    body = [h("span", { class: "f-stack" }, "❄"), ` Frozen: ${whoWithin(p.seat, ctx)} must answer`];
   } else if (p && p.kind === "charged_swap") {
     kind = "swap";
-    body = [h("span", { class: "f-stack" }, "⇄"), ` Charged Swap: ${who(p.seat, ctx)} ${p.seat === ctx.you ? "decide" : "decides"}`];
+    body = [h("span", { class: "f-stack" }, "⇄"), ` Charged Swap: ${whoWithin(p.seat, ctx)} ${p.seat === ctx.you ? "decide" : "decides"}`];
   } else if (view.opener_grabbable) {
     kind = "grab";
     body = `The first player may grab the ${cardLabel(view.top)} opener.`;
@@ -604,7 +596,7 @@ function named(ids) {
 
 function eventLine(event, ctx) {
   const you = (s) => s === ctx.you;
-  const name = (s) => Who(s, ctx);
+  const name = (s) => who(s, ctx);
   const s = event.seat;
   switch (event.type) {
     case "played_numbers": {
@@ -628,7 +620,7 @@ function eventLine(event, ctx) {
     case "froze_back":
       return `${name(s)} froze back with a ${cap(cardOf(event.card).shape)} Freeze`;
     case "frozen":
-      return `Frozen: ${who(s, ctx)} must answer`;
+      return `Frozen: ${whoWithin(s, ctx)} must answer`;
     case "stayed_frozen":
       return `${name(s)} stayed frozen and lost the turn`;
     case "broke_freeze":
@@ -636,7 +628,7 @@ function eventLine(event, ctx) {
     case "played_take":
       return `${name(s)} played Take +${cardOf(event.card).value}: stack is ${event.stack}`;
     case "take_pending":
-      return `Take +${event.stack}: ${who(s, ctx)} ${you(s) ? "stack" : "stacks"} or ${you(s) ? "draw" : "draws"} ${event.stack}`;
+      return `Take +${event.stack}: ${whoWithin(s, ctx)} ${you(s) ? "stack" : "stacks"} or ${you(s) ? "draw" : "draws"} ${event.stack}`;
     case "played_swap":
       return `${name(s)} played a Swap: play now goes ${event.direction === 1 ? "up" : "down"} the seats`;
     case "charged_swap":
@@ -660,7 +652,7 @@ function eventLine(event, ctx) {
     case "reshuffled":
       return `Deck reshuffled: ${event.draw_size} cards to draw`;
     case "game_over": {
-      const winners = (event.winners || []).map((w) => Who(w, ctx));
+      const winners = (event.winners || []).map((w) => who(w, ctx));
       if (winners.length === 1) return `${winners[0]} ${winners[0] === "You" ? "win" : "wins"}!`;
       return winners.length ? `${winners.join(" and ")} share the win` : "Game over";
     }

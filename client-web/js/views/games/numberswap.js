@@ -7,8 +7,8 @@
 
 import { h } from "../../dom.js";
 import { find, flip, flyFrom, pop, pulse, vanish } from "../../motion.js";
-import { button, countdown, listNames } from "../common.js";
-import { SENDING, isSending, sendingMark, withSending } from "./shared.js";
+import { button, countdown, listNames, who } from "../common.js";
+import { SENDING, isSending, legalOf, sendingMark, withSending } from "./shared.js";
 
 const ROWS = 3;
 
@@ -123,22 +123,15 @@ function decode(view) {
 
 // -- what may be done now ---------------------------------------------------------------------
 
-function legalOf(view) {
-  const legal = view.legal || [];
-  return {
-    flips: legal.filter((a) => a.type === "flip_initial"),
-    takes: legal.filter((a) => a.type === "take_discard"),
-    draw: legal.find((a) => a.type === "draw"),
-    swaps: legal.filter((a) => a.type === "swap_drawn"),
-    discards: legal.filter((a) => a.type === "discard_drawn"),
-    undo: legal.find((a) => a.type === "undo"),
-    next: legal.find((a) => a.type === "next_round"),
-  };
-}
+/** The legal actions by type (legalOf): `L.flips`, `L.draw`… */
+const LEGAL = {
+  all: { flips: "flip_initial", takes: "take_discard", swaps: "swap_drawn", discards: "discard_drawn" },
+  one: { draw: "draw", undo: "undo", next: "next_round" },
+};
 
 /** The step I am at, from the legal actions and the choice in progress. */
 function stepOf(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const ui = ctx.ui || {};
   if (L.next) return "next";
   if (L.flips.length) return ui.first === undefined || ui.first === null ? "flip-first" : "flip-second";
@@ -162,7 +155,7 @@ function sendingAt(ctx, pos) {
 
 /** What a tap on each of my cells does now: {action | onclick, selected, hint} or null. */
 function myChoices(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const step = stepOf(view, ctx);
   const first = ctx.ui ? ctx.ui.first : null;
   if (step === "flip-first") {
@@ -267,7 +260,7 @@ function pileLabel(text) {
 }
 
 function drawPile(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const can = Boolean(L.draw) && !ctx.busy;
   const sending = isSending(ctx, { type: "draw" });
   return h(
@@ -288,7 +281,7 @@ function drawPile(view, ctx) {
 }
 
 function discardPile(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const top = view.discard_top;
   const taking = stepOf(view, ctx) === "take";
   const can = L.takes.length > 0 && !ctx.busy;
@@ -323,14 +316,14 @@ function discardPile(view, ctx) {
 /** The drawn card's place: always there (empty between draws) so the piles never shift. */
 function drawnSpot(view, ctx) {
   const drawn = view.drawn;
-  const who = view.current === ctx.you ? "You drew" : `${ctx.names(view.current)} drew`;
+  const drew = `${who(view.current, ctx)} drew`;
   return h(
     "div",
     {
       key: "drawn",
       class: ["ns-pile", "drawn", drawn === null && "none"],
       role: "img",
-      "aria-label": drawn === null ? "No card drawn" : `${who} ${aCard(drawn)}`,
+      "aria-label": drawn === null ? "No card drawn" : `${drew} ${aCard(drawn)}`,
     },
     drawn === null
       ? h("span", { class: "ns-card ns-slot", "data-anim": "drawn" })
@@ -464,7 +457,7 @@ function moveButton(text, onclick, props, ctx, action) {
 
 function moves(view, ctx) {
   if (ctx.spectator) return null;
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const step = stepOf(view, ctx);
   const items = [];
   if (step === "swap" || step === "discard") {

@@ -1,8 +1,22 @@
-// What every game's table does the same way: mark the move this page sent that the server has
-// not answered yet ("sending…").
+// What every game's table does the same way: read the view's legal actions by type, and mark
+// the move this page sent that the server has not answered yet ("sending…").
 
 import { h } from "../../dom.js";
 import { sameAction } from "../common.js";
+
+/**
+ * The view's legal actions by type, under the names a table uses: `one` names the types of
+ * which at most one is offered (the action, or undefined), `all` those of which any number are
+ * (a list, maybe empty). `legalOf(view, {one: {draw: "draw"}, all: {takes: "take_discard"}})`
+ * gives `{draw, takes}`.
+ */
+export function legalOf(view, { one = {}, all = {} }) {
+  const legal = view.legal || [];
+  const found = {};
+  for (const [name, type] of Object.entries(all)) found[name] = legal.filter((a) => a.type === type);
+  for (const [name, type] of Object.entries(one)) found[name] = legal.find((a) => a.type === type);
+  return found;
+}
 
 // -- the move in flight ---------------------------------------------------------------------
 //

@@ -5,8 +5,8 @@
 // name and symbol, never the colour alone.
 
 import { h } from "../../dom.js";
-import { button } from "../common.js";
-import { SENDING, isSending, sendingMark, withSending } from "./shared.js";
+import { button, who } from "../common.js";
+import { SENDING, isSending, legalOf, sendingMark, withSending } from "./shared.js";
 import * as motion from "../../motion.js";
 import {
   PILES,
@@ -65,16 +65,11 @@ function decode(view) {
 
 // -- what the view offers -------------------------------------------------------------------
 
-function legalOf(view) {
-  const legal = view.legal || [];
-  return {
-    score: legal.find((a) => a.type === "score_row"),
-    adds: legal.filter((a) => a.type === "add_to_row"),
-    plays: legal.filter((a) => a.type === "play_to_pile"),
-    flips: legal.filter((a) => a.type === "flip_rule"),
-    end: legal.find((a) => a.type === "end_step"),
-  };
-}
+/** The legal actions by type (legalOf): `L.adds`, `L.score`… */
+const LEGAL = {
+  all: { adds: "add_to_row", plays: "play_to_pile", flips: "flip_rule" },
+  one: { score: "score_row", end: "end_step" },
+};
 
 function usable(L, id) {
   return L.adds.some((a) => a.card === id) || L.plays.some((a) => a.card === id);
@@ -171,7 +166,7 @@ function explanation(view, ctx, index) {
 }
 
 function ruleCards(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const open = ctx.ui.explain;
   return h(
     "div",
@@ -282,7 +277,7 @@ function pileView(view, ctx, index, chosen, L) {
 }
 
 function piles(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const chosen = chosenCard(view, ctx);
   return h(
     "div",
@@ -363,7 +358,7 @@ function middle(view, ctx) {
 // -- the tray: your hand ---------------------------------------------------------------------
 
 function hand(view, ctx) {
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const chosen = chosenCard(view, ctx);
   const mine = view.turn === ctx.you && !view.over;
   return h(
@@ -419,7 +414,7 @@ function moveButton(ctx, text, action, props = {}) {
 
 function moves(view, ctx) {
   if (view.over || view.turn !== ctx.you) return null;
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const chosen = chosenCard(view, ctx);
   const items = [];
   if (chosen) {
@@ -497,7 +492,7 @@ function cardHint(view, ctx, card, L) {
 export function hint(view, ctx) {
   view = decode(view);
   if (view.over || ctx.spectator || view.turn !== ctx.you) return null;
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   const chosen = chosenCard(view, ctx);
   const row = view.players[ctx.you].row;
   if (chosen) {
@@ -586,10 +581,6 @@ export function seat(view, seatIndex, ctx) {
 }
 
 // -- the ticker and the log ---------------------------------------------------------------------
-
-function who(seat, ctx) {
-  return seat === ctx.you ? "You" : ctx.names(seat);
-}
 
 function whose(seat, ctx) {
   return seat === ctx.you ? "your" : `${ctx.names(seat)}'s`;
@@ -701,7 +692,7 @@ export function animate(entries, { root, before, ctx }) {
 /** What to do now, for the turn banner: short (two banner lines on a 320 px phone). */
 export function prompt(view, ctx) {
   view = decode(view);
-  const L = legalOf(view);
+  const L = legalOf(view, LEGAL);
   if (view.step === "A") {
     if (L.adds.length && L.score) return "Step A: add a card to your row, or score it.";
     if (L.adds.length) return "Step A: add a card to your row.";
