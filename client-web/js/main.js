@@ -10,7 +10,7 @@ import { patch } from "./dom.js";
 import { snapshot } from "./motion.js";
 import { remembered } from "./store.js";
 import { clockText, secondsLeft, whoWithin } from "./views/common.js";
-import { gameModule, loadGame } from "./views/games/index.js";
+import { gameModule, loadGame, turnActions } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
 import { loadQr } from "./views/lobby.js";
 import { gameContext, headerView, roomView, screenOf } from "./views/room.js";
@@ -97,7 +97,9 @@ function render() {
   body.screen = screen;
   body.busy = room && room.sending ? "true" : "false";
   body.version = room && room.state ? String(room.state.version) : "0";
-  const myTurn = Boolean(view && !view.over && (view.legal || []).some((a) => a.type !== "undo"));
+  // Until the game's table has arrived the page cannot say (nor offer) a move: not your turn yet.
+  const module = room && room.state ? gameModule(room.state.room.game) : null;
+  const myTurn = Boolean(view && !view.over && module && turnActions(module, view).length);
   body.myTurn = myTurn ? "true" : "false";
   // Plain facts for end-to-end tests and tools to wait on.
   body.you = room && room.state && room.state.you !== null ? String(room.state.you) : "";
@@ -106,8 +108,9 @@ function render() {
   body.game = room && room.state ? room.state.room.game : "";
   document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
   setFavicon(myTurn);
-  // Only when the turn comes while the page looks on, not on entering (a reload, a link).
-  if (room && room.state) {
+  // Only when the turn comes while the page looks on, not on entering (a reload, a link), and
+  // only once the game's table is here to say whose turn it is.
+  if (room && room.state && (module || !view)) {
     if (myTurn && room.myTurn === false) turnAlert();
     room.myTurn = myTurn;
   }

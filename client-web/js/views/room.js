@@ -3,7 +3,7 @@
 
 import { h } from "../dom.js";
 import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField, who } from "./common.js";
-import { gameModule as loadedGame, knownGame } from "./games/index.js";
+import { gameModule as loadedGame, knownGame, turnActions } from "./games/index.js";
 import { dealingNote, lobbyView, shareBox } from "./lobby.js";
 
 // -- entering ---------------------------------------------------------------------------------
@@ -510,8 +510,11 @@ function namedReason(reason, info) {
 
 function turnBanner(view, gameModule, ctx) {
   if (view.over) return h("p", { class: "turn-banner over", "data-turn": "over", role: "status", tabindex: -1 }, "The game is over.");
-  const mine = !ctx.spectator && (view.legal || []).some((a) => a.type !== "undo");
-  const undo = !ctx.spectator && (view.legal || []).some((a) => a.type === "undo");
+  // Your turn when the table waits for a move of yours; a move it does not wait for (the game's
+  // optional ones) only adds the game's prompt to the banner.
+  const waitedFor = turnActions(gameModule, view).length;
+  const mine = !ctx.spectator && waitedFor > 0;
+  const optional = !ctx.spectator && waitedFor < (view.legal || []).length;
   // Whom the table waits for, if that is a person who is not there: say so, not "is playing".
   const absent = mine ? null : absentActor(view, ctx);
   const banner = mine
@@ -525,7 +528,7 @@ function turnBanner(view, gameModule, ctx) {
         "p",
         { class: "turn-banner", "data-turn": "other", "data-absent": absent ? absent.status : null, role: "status", tabindex: -1 },
         absent ? absent.text : gameModule.waiting(view, ctx) || "Waiting…",
-        undo ? ` ${gameModule.prompt(view, ctx)}` : "",
+        optional ? ` ${gameModule.prompt(view, ctx)}` : "",
       );
   // Beside the banner, not in it: the banner is a live region, and a clock in it would be
   // read out every second.

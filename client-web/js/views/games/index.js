@@ -22,6 +22,10 @@
 //   howTo(ctx) -> Node              the "How to play" sheet, in players' words, with pictures
 //   summary(view, ctx) -> Node | null  extra for the results overlay (Number Swap's rounds)
 //   prompt(view, ctx), waiting(view, ctx), facts(view, seat), scoreName   as before
+//   optional(action) -> boolean     optional: whether a legal action is one the table does not
+//                                   wait for (Number Swap's undo): alone, it does not make it
+//                                   the seat's turn, and the banner adds the prompt for it (see
+//                                   turnActions below); without it, every legal action counts
 //
 // ctx (from the frame): you, spectator, names(seat), ui/setUi (choices in progress), act(action),
 // busy (nothing may be sent now: a move is on its way, or the page is not connected), pending
@@ -60,6 +64,13 @@ export function knownGame(id) {
 // The game's module if it has arrived, else null.
 export function gameModule(id) {
   return loaded[id] || null;
+}
+
+// The legal actions of `view` that the table waits for: all but those the game's module calls
+// optional (Number Swap's undo). The frame knows no game's actions: it asks this.
+export function turnActions(module, view) {
+  const legal = (view && view.legal) || [];
+  return module && typeof module.optional === "function" ? legal.filter((a) => !module.optional(a)) : legal;
 }
 
 // Fetches the game's module (once); resolves to it, or null for a game this client lacks.

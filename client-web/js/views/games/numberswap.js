@@ -727,6 +727,12 @@ export function prompt(view, ctx) {
 
 export const scoreName = "Total";
 
+/** Undo is open until the next player moves, but the table does not wait for it: it does not
+ * make it the seat's turn (./index.js, `optional`). */
+export function optional(action) {
+  return action.type === "undo";
+}
+
 /** One line about a player for the side list. */
 export function facts(view, s) {
   view = decode(view);
