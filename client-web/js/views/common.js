@@ -25,7 +25,6 @@ export function listNames(names) {
   return `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
 }
 
-/** A button that performs `onclick`; `label` is its accessible name when the text is terse. */
 /** A finished game's standings: place, player and score, best first (ties by seat); `you`
  * (a seat index, or null) is marked "(you)". */
 export function standingsTable(result, names, scoreName, you = null) {
@@ -66,6 +65,8 @@ export function brandLink(goHome) {
   );
 }
 
+/** A button that performs `onclick`; `props` are its attributes (an aria-label when the text
+ * is terse). */
 export function button(text, onclick, props = {}) {
   return h("button", { type: "button", onclick, ...props }, text);
 }

@@ -17,6 +17,7 @@ import { snapshot } from "../motion.js";
 import { remembered } from "../store.js";
 import { brandLink, button, listNames, seatName, standingsTable } from "./common.js";
 import { gameModule, knownGame, loadGame } from "./games/index.js";
+import { gameCtx, gameSummary, namedReason, noTable, seatStrip, tableParts, winHeadline } from "./table.js";
 
 // Steps per page of the replay (the server allows up to 500).
 const PAGE = 50;
@@ -262,24 +263,10 @@ class Viewer {
     return seatName(this.record, seat);
   }
 
-  /** What the game module may read and do: nothing it offers can be played. */
+  /** What the game module may read and do (./table.js, gameCtx): nothing it offers can be
+   * played; a spectator's ctx for a spectator's view and for everything revealed. */
   ctx(seat = this.seat) {
-    const you = typeof seat === "number" ? seat : null;
-    return {
-      you,
-      spectator: you === null,
-      open: seat === "all",
-      replay: true,
-      names: (s) => this.names(s),
-      ui: {},
-      setUi: () => {},
-      act: () => {},
-      busy: true,
-      pending: null,
-      recent: () => null,
-      deadlineAt: null,
-      away: false,
-    };
+    return gameCtx({ you: typeof seat === "number" ? seat : null, names: (s) => this.names(s) });
   }
 
   gameName() {
@@ -388,7 +375,7 @@ class Viewer {
     if (this.tableError) {
       parts.middle = h("p", { class: "error" }, this.tableError);
     } else if (!knownGame(this.record.game_id)) {
-      parts.middle = h("p", { class: "error" }, `This client cannot draw the game "${this.record.game_id}" yet.`);
+      parts.middle = noTable(this.record.game_id, false);
     } else if (entry && entry.state === "failed") {
       parts.middle = h(
         "div",
@@ -397,15 +384,10 @@ class Viewer {
         button("Try again", () => this.retry()),
       );
     } else if (!module || !data) {
-      parts.middle = h("p", { class: "muted" }, "Setting up the table…");
+      parts.middle = noTable(this.record.game_id, true);
     } else {
       const view = this.drawn(data);
-      try {
-        parts = tableParts(module.table(view, ctx));
-      } catch (error) {
-        console.error("could not draw the table", error);
-        parts.middle = h("p", { class: "error" }, "This step could not be drawn.");
-      }
+      parts = tableParts(module, view, ctx, "This step could not be drawn.");
       strip = this.stripView(module, view, ctx);
       banner = view.over ? this.resultView(view, module, ctx) : this.turnLine(view);
     }
@@ -438,59 +420,32 @@ class Viewer {
   resultView(view, module, ctx) {
     const result = view.result || this.record.result;
     if (!result) return h("p", { class: "turn-banner over", "data-turn": "over" }, "The game is over.");
-    const winners = result.winners.map((s) => this.names(s));
-    const headline = winners.length === 1 ? `${winners[0]} wins!` : `${listNames(winners)} share the win!`;
-    let summary = null;
-    try {
-      summary = module.summary ? module.summary(view, ctx) : null;
-    } catch (error) {
-      console.error("could not draw the game's summary", error);
-    }
+    const headline = winHeadline(result, (s) => this.names(s));
+    const summary = gameSummary(module, view, ctx);
     return h(
       "section",
       { class: "panel results replay-result", "data-replay-result": "", "aria-labelledby": "replay-result-title", key: "result" },
       h("h2", { id: "replay-result-title" }, `Game over: ${headline}`),
-      h("p", { class: "muted" }, namedReason(result.reason, this.record)),
+      h("p", { class: "muted" }, namedReason(result.reason, this.record.seats)),
       standingsTable(result, (seat) => this.names(seat), module.scoreName),
       summary ? h("div", { class: "results-summary" }, summary) : null,
     );
   }
 
-  /** The players across the top (all but the seat whose view this is), as at the live table. */
+  /** The players across the top (all but the seat whose view this is), as at the live table
+   * (./table.js): the record knows only who was a bot. */
   stripView(module, view, ctx) {
-    const seats = this.record.seats.map((seat, index) => ({ seat, index })).filter(({ index }) => index !== ctx.you);
-    return h(
-      "ul",
-      { class: "table-strip", "aria-label": ctx.spectator ? "Players" : "Other players", key: "strip" },
-      seats.map(({ seat, index }) => {
-        const turn = Boolean(view.to_act.includes(index) && !view.over);
-        let facts = null;
-        try {
-          if (module.seat) facts = module.seat(view, index, ctx);
-          else if (module.facts) facts = h("span", { class: "muted" }, module.facts(view, index));
-        } catch (error) {
-          console.error("could not draw a seat", error);
-        }
-        return h(
-          "li",
-          { class: ["strip-seat", turn && "turn", seat.bot ? "bot" : "online"], key: `o${index}`, "data-seat": String(index) },
-          h(
-            "div",
-            { class: "strip-head" },
-            h("span", { class: ["presence", seat.bot ? "bot" : "online"], "aria-hidden": "true" }),
-            h("span", { class: "seat-name", title: seat.name }, seat.name),
-            turn ? h("span", { class: "turn-mark", title: "to play" }, h("span", { "aria-hidden": "true" }, "▶"), h("span", { class: "visually-hidden" }, " to play")) : null,
-          ),
-          facts ? h("div", { class: "strip-facts" }, facts) : null,
-        );
-      }),
-    );
+    return seatStrip(this.record.seats, view, ctx, module, (seat, index) => ({
+      status: seat.bot ? "bot" : "online",
+      name: seat.name,
+      key: `o${index}`,
+    }));
   }
 
   /** Every move in words, from the record (once the game's module is here). */
   feedLines(module) {
     if (this.feed || !module) return this.feed;
-    const ctx = { ...this.ctx("spectator") };
+    const ctx = this.ctx("spectator");
     const record = this.record;
     const lines = [{ step: 0, seat: null, text: "The cards are dealt." }];
     record.actions.forEach((done, index) => {
@@ -612,22 +567,6 @@ class Viewer {
       ),
     );
   }
-}
-
-/** A game module's table as its regions; an older module's single Node is the middle. */
-function tableParts(drawn) {
-  if (!drawn || drawn instanceof Node || Array.isArray(drawn) || typeof drawn !== "object" || !("middle" in drawn)) {
-    return { middle: drawn || null, tray: null };
-  }
-  return drawn;
-}
-
-/** The server's reason may name seats ("Seat 3 reached 99 points"): say their names. */
-function namedReason(reason, record) {
-  return String(reason || "").replace(/\bSeat (\d+)\b/g, (all, n) => {
-    const seat = record.seats[Number(n) - 1];
-    return seat ? seat.name : all;
-  });
 }
 
 // The keyboard: ← → one step, Home and End the first and last (not while typing or choosing

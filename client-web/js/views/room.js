@@ -5,6 +5,7 @@ import { h } from "../dom.js";
 import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField, who } from "./common.js";
 import { gameModule as loadedGame, knownGame, turnActions } from "./games/index.js";
 import { dealingNote, lobbyView, shareBox } from "./lobby.js";
+import { gameCtx, gameSummary, namedReason, noTable, seatStrip, tableParts, winHeadline } from "./table.js";
 
 // -- entering ---------------------------------------------------------------------------------
 
@@ -384,42 +385,30 @@ export function gameContext(model, intents) {
   const room = model.room;
   const state = room.state;
   const info = state.room;
-  return {
+  return gameCtx({
     you: state.you,
-    spectator: state.you === null,
     names: (seat) => seatName(info, seat),
     ui: room.ui.game || {},
     setUi: intents.setGameUi,
     act: intents.act,
     busy: Boolean(room.sending) || room.status !== "open",
     pending: room.sending ? room.sending.action : null,
-    // Tables written before the event feed ask for each seat's last move; the ticker and the
-    // log say it now.
-    recent: () => null,
     deadlineAt: room.deadlineAt,
     away: state.you !== null && Boolean(info.seats[state.you] && info.seats[state.you].away),
+    // The frame's own (the turn banner's): who a dropped player is, when a bot takes over.
     seats: info.seats,
     takeoverAt: (index) => takeoverOf(room, index),
-  };
+  });
 }
 
 function resultsView(model, intents, view, gameModule, ctx) {
   const result = view.result;
   const info = model.room.state.room;
-  const winners = result.winners.map((s) => who(s, ctx));
-  const headline =
-    winners.length === 1
-      ? `${winners[0]} ${winners[0] === "You" ? "win" : "wins"}!`
-      : `${listNames(winners)} share the win!`;
+  const headline = winHeadline(result, (s) => who(s, ctx));
   const youHost = ctx.you !== null && info.host === ctx.you;
   const game = model.gameInfo;
-  let summary = null;
-  try {
-    summary = gameModule && gameModule.summary ? gameModule.summary(view, ctx) : null;
-  } catch (error) {
-    console.error("could not draw the game's summary", error);
-  }
   if (model.room.ui.resultsHidden) return null;
+  const summary = gameSummary(gameModule, view, ctx);
   return h(
     "div",
     { class: "results-backdrop", key: "results" },
@@ -432,7 +421,7 @@ function resultsView(model, intents, view, gameModule, ctx) {
         "data-results": "",
       },
       h("h2", { id: "results-title", tabindex: -1 }, headline),
-      h("p", { class: "muted" }, namedReason(result.reason, info)),
+      h("p", { class: "muted" }, namedReason(result.reason, info.seats)),
       standingsTable(result, ctx.names, gameModule && gameModule.scoreName, ctx.you),
       summary ? h("div", { class: "results-summary" }, summary) : null,
       dealCheckView(model.room, info, intents),
@@ -498,14 +487,6 @@ function dealCheckView(room, info, intents) {
       ? [" · ", h("a", { href: "#", "data-my-game": "", onclick: (e) => { e.preventDefault(); intents.downloadMyGame(deal.round); } }, "Download my game")]
       : null,
   );
-}
-
-/** The server's reason may name seats ("Seat 3 reached 99 points"): say their names. */
-function namedReason(reason, info) {
-  return String(reason || "").replace(/\bSeat (\d+)\b/g, (all, n) => {
-    const seat = info.seats[Number(n) - 1];
-    return seat ? seat.name : all;
-  });
 }
 
 function turnBanner(view, gameModule, ctx) {
@@ -606,35 +587,18 @@ function coveredNote(room, intents) {
   );
 }
 
-/** The other players, across the top: name, presence, turn mark, clock, the game's facts. */
+/** The other players, across the top (./table.js), with what the room knows of each: presence
+ * in words, the clock of a seat to play, when a bot takes over a dropped one. */
 function stripView(model, ctx, gameModule, view) {
-  const info = model.room.state.room;
-  const others = info.seats.map((seat, index) => ({ seat, index })).filter(({ index }) => index !== ctx.you);
-  return h(
-    "ul",
-    { class: "table-strip", "aria-label": ctx.spectator ? "Players" : "Other players", key: "strip" },
-    others.map(({ seat, index }) => {
-      const status = seatStatus(seat);
-      const turn = Boolean(view && view.to_act.includes(index) && !view.over);
-      const timed = turn && status === "online" && ctx.deadlineAt !== null;
-      const takeover = turn && status === "offline" ? takeoverOf(model.room, index) : null;
-      let facts = null;
-      try {
-        if (view && gameModule && gameModule.seat) facts = gameModule.seat(view, index, ctx);
-        else if (view && gameModule && gameModule.facts) facts = h("span", { class: "muted" }, gameModule.facts(view, index));
-      } catch (error) {
-        console.error("could not draw a seat", error);
-      }
-      return h(
-        "li",
-        { class: ["strip-seat", turn && "turn", status], key: `o${seat.id}`, "data-seat": String(index) },
-        h(
-          "div",
-          { class: "strip-head" },
-          h("span", { class: ["presence", status], "aria-hidden": "true" }),
-          h("span", { class: "seat-name", title: seat.name }, tableName(seat)),
-          turn ? h("span", { class: "turn-mark", title: "to play" }, h("span", { "aria-hidden": "true" }, "▶"), h("span", { class: "visually-hidden" }, " to play")) : null,
-        ),
+  return seatStrip(model.room.state.room.seats, view, ctx, gameModule, (seat, index, turn) => {
+    const status = seatStatus(seat);
+    const takeover = turn && status === "offline" ? takeoverOf(model.room, index) : null;
+    const timed = turn && status === "online" && ctx.deadlineAt !== null;
+    return {
+      status,
+      name: tableName(seat),
+      key: `o${seat.id}`,
+      extra: [
         status === "offline" || status === "away"
           ? h(
               "span",
@@ -644,18 +608,9 @@ function stripView(model, ctx, gameModule, view) {
             )
           : null,
         timed ? h("span", { class: "strip-timer" }, countdown(ctx.deadlineAt)) : null,
-        facts ? h("div", { class: "strip-facts" }, facts) : null,
-      );
-    }),
-  );
-}
-
-/** A game module's table as the four regions; an older module's single Node is the middle. */
-function tableParts(drawn) {
-  if (!drawn || drawn instanceof Node || Array.isArray(drawn) || typeof drawn !== "object" || !("middle" in drawn)) {
-    return { middle: drawn || null, tray: null, moves: null, hint: null };
-  }
-  return drawn;
+      ],
+    };
+  });
 }
 
 /** On a portrait phone the side things are sheets, opened from this bar. */
@@ -697,14 +652,12 @@ function tableView(model, intents) {
   let parts = { middle: null, tray: null, moves: null, hint: null };
   let banner = null;
   let results = null;
-  if (!view || (!gameModule && knownGame(state.room.game))) {
-    parts.middle = h("p", null, "Setting up the table…");
-  } else if (!gameModule) {
-    parts.middle = h("p", { class: "error" }, `This client cannot draw the game "${state.room.game}" yet.`);
+  if (!view || !gameModule) {
+    parts.middle = noTable(state.room.game, !view || knownGame(state.room.game));
   } else {
     banner = turnBanner(view, gameModule, ctx);
     results = view.over && view.result ? resultsView(model, intents, view, gameModule, ctx) : null;
-    parts = tableParts(gameModule.table(view, ctx));
+    parts = tableParts(gameModule, view, ctx);
   }
   const latest = room.log.length ? room.log[room.log.length - 1] : null;
   const sheet = room.ui.sheet && room.ui.sheet !== "howto" ? room.ui.sheet : null;

@@ -30,14 +30,13 @@
 // ctx (from the frame): you, spectator, names(seat), ui/setUi (choices in progress), act(action),
 // busy (nothing may be sent now: a move is on its way, or the page is not connected), pending
 // (the move on its way, or null: its control gets the one "sending…" mark of ./shared.js),
-// deadlineAt, away.
+// deadlineAt, away. ../table.js `gameCtx` makes it, read-only unless the caller says more.
 // Every card element carries the class "card"; the generic button styles leave .card alone.
 //
 // An open view (view.open === true: a replay with nothing hidden, the rules' open_view; each
 // docs/rules/<id>.md, "The open view") is drawn by the same table() and seat(), called as a
 // spectator's:
-//   const ctx = {you: null, spectator: true, names: (seat) => "Ana", ui: {}, setUi(patch) {},
-//                act() {}, busy: false, pending: null, deadlineAt: null, away: false};
+//   const ctx = gameCtx({you: null, names: (seat) => "Ana"});   // ../table.js
 //   table(view, ctx); seat(view, s, ctx) for every seat s
 // (ui must be an object: Warp 99 keeps the open rule card's explanation there through setUi).
 // Each module's decode picks up the filled-in keys and seat() draws that player's hidden cards:
