@@ -15,6 +15,7 @@ lint:
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/hadolint deploy/Dockerfile
+	npx --no-install eslint client-web/js
 
 run:
 	scripts/bootstrap

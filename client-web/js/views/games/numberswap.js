@@ -7,7 +7,7 @@
 
 import { h } from "../../dom.js";
 import { find, flip, flyFrom, pop, pulse, vanish } from "../../motion.js";
-import { button, countdown, listNames, who } from "../common.js";
+import { countdown, listNames, who } from "../common.js";
 import { SENDING, isSending, legalOf, sendingMark, withSending } from "./shared.js";
 
 const ROWS = 3;
@@ -814,8 +814,8 @@ function sampleGrid(cells, label) {
 }
 
 /** The "How to play" sheet (docs/rules/numberswap.md in players' words), with card pictures. */
-export function howTo(ctx) {
-  // The frame's ctx carries no view: say the default and that the host may change it.
+export function howTo() {
+  // The frame's ctx (the contract's argument, not needed here) carries no view: say the default and that the host may change it.
   const target = "100 (or the host's target)";
   return h(
     "div",

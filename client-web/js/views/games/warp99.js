@@ -689,8 +689,9 @@ export function animate(entries, { root, before, ctx }) {
 
 // -- words for the frame --------------------------------------------------------------------
 
-/** What to do now, for the turn banner: short (two banner lines on a 320 px phone). */
-export function prompt(view, ctx) {
+/** What to do now, for the turn banner: short (two banner lines on a 320 px phone). Warp 99's
+ * needs only the view (the contract's ctx is not read). */
+export function prompt(view) {
   view = decode(view);
   const L = legalOf(view, LEGAL);
   if (view.step === "A") {
