@@ -18,10 +18,13 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.codec import pack
-from server import commands, rooms, views
-from server.commands import Context, Limits
-from server.protocol import client_message
-from server.wire import Format, decode
+from server import rooms
+from server.rooms import commands
+from server.rooms.commands import Context, Limits
+from server.transport import state_messages
+from server.transport.protocol import client_message
+from server.transport.wire import Format, decode
+from server.web import dispatch
 
 SEATS = 8
 
@@ -59,18 +62,18 @@ def measure(actions: int, seed: int = 1) -> dict[str, float]:
         frame = pack({"type": "act", "seq": seqs[seat_id], "action": action})
         raw = timed("decode", decode, frame, Format.MSGPACK)
         message = timed("validate", client_message.validate_python, raw)
-        change = timed("command", commands.seated, room, seat_id, message, ctx)
+        change = timed("command", dispatch.seated, room, seat_id, message, ctx)
         new = change.room
         timed("log entry", pack, {**(change.entry or {}), "at": 1.0})
         timed("archive", lambda entries: [pack(e) for e in entries], change.archive)
         timed("room record", rooms.encode, new)
         connected = frozenset(s.id for s in new.seats)
-        info = timed("room info", views.room_info, new, connected, 1.0)
+        info = timed("room info", state_messages.room_info, new, connected, 1.0)
         seats: list[int | None] = list(range(SEATS))
-        parts = timed("views", views.seat_view_parts, new, seats)
-        events = views.events_since(new, new.version - 1)
+        parts = timed("views", state_messages.seat_view_parts, new, seats)
+        events = state_messages.events_since(new, new.version - 1)
         wanted = [(i, events) for i in seats]
-        timed("frames", views.state_frames, new, info, parts, wanted, Format.MSGPACK)
+        timed("frames", state_messages.state_frames, new, info, parts, wanted, Format.MSGPACK)
         ack = {"type": "ack", "seq": 1, "version": new.version, "duplicate": False}
         timed("ack", pack, ack)
         room = new

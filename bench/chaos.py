@@ -36,7 +36,7 @@ from typing import Any
 
 from bench.common import create_room, parlor_serve
 from rules.codec import pack, unpack
-from server.redis_store import RedisStore
+from server.stores.redis_store import RedisStore
 from tests.processes import Process, free_port
 from tests.redis_process import RedisProcess
 from tests.server.driver import choose

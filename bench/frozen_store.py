@@ -24,8 +24,8 @@ from typing import Any
 
 import httpx
 
-from server.config import Settings
-from server.redis_store import RedisStore
+from server.ops.config import Settings
+from server.stores.redis_store import RedisStore
 from tests.redis_process import RedisProcess
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve

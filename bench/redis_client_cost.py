@@ -1,7 +1,7 @@
 """What one compare-and-set call to Redis costs the client's CPU, through redis-py's asyncio
 client, through redis-py's connection used directly, through a bare ``asyncio.Protocol`` with
 the hiredis reader, and through the lean connection the store's save uses on one Redis
-(``server/redis_wire.py``; not a test).
+(``server/stores/redis_wire.py``; not a test).
 
 Starts its own redis-server on a free loopback port, then makes the same ``EVALSHA`` of a
 small script (``HSET`` of a 4 KB record and a ``PUBLISH``) ``--calls`` times, one at a time,
@@ -23,7 +23,7 @@ import uvloop
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from server.redis_wire import LeanConnection
+from server.stores.redis_wire import LeanConnection
 from tests.redis_process import RedisProcess
 
 SCRIPT = "redis.call('HSET', KEYS[1], 'data', ARGV[1]) redis.call('PUBLISH', 'x', ARGV[2]) return 1"
@@ -90,7 +90,7 @@ async def measure(calls: int) -> dict[str, float]:
         for _ in range(calls):
             await bare.call("EVALSHA", sha, 1, "{a}room", data, "notice")
         raw = (time.process_time() - started) / calls
-        # What the store's save uses on one Redis (server/redis_wire.py): the bare protocol
+        # What the store's save uses on one Redis (server/stores/redis_wire.py): the bare protocol
         # plus the timeout watch, the error replies and NOSCRIPT.
         lean = LeanConnection(redis.url, timeout=1.0)
         await lean.evalsha(SCRIPT, ["{a}room"], [data, "notice"])

@@ -8,10 +8,11 @@
 Each game is played in a room made and driven by the server's own commands (``join``,
 ``start``, ``act``), so the room carries what a real one does: seat names, the turn timer and
 its deadline, ``last_seq``, the last moves' events. After every move, every seat's full
-``state`` message is built exactly as the server sends it (``server.views.room_info``,
-``seat_views`` and ``state_message``, with the events of that move, every seat connected) and
-encoded with ``server.views.state_frames`` (msgpack unless ``--format json``). The figures are
-over every one of those messages: one per seat per move, the deal included.
+``state`` message is built exactly as the server sends it
+(``server.transport.state_messages.room_info``, ``seat_views`` and ``state_message``, with the
+events of that move, every seat connected) and encoded with ``state_frames`` (msgpack unless
+``--format json``). The figures are over every one of those messages: one per seat per move,
+the deal included.
 
 ``random`` players pick a seat uniformly from ``to_act`` and one of its legal actions
 uniformly; ``bot`` players play ``Game.bot_action`` at the default level.
@@ -30,9 +31,9 @@ from typing import Any
 from rules import all_games, get_game
 from rules.contract import DEFAULT_BOT_LEVEL
 from rules.rng import Rng
-from server import commands, views
-from server.rooms import Room, new_room
-from server.wire import Format
+from server.rooms import Room, commands, new_room
+from server.transport import state_messages
+from server.transport.wire import Format
 
 #: The server's clock in the rooms played here (a plausible epoch time: its float is as long on
 #: the wire as a real one), and how far it moves per move.
@@ -87,11 +88,11 @@ def encoded(room: Room, now: float, sent: int, fmt: Format) -> list[bytes]:
     """Each seat's state message after ``room``'s latest change, as the hub makes them (a
     JSON frame is text, sent as UTF-8)."""
     connected = frozenset(s.id for s in room.seats)
-    info = views.room_info(room, connected, now)
+    info = state_messages.room_info(room, connected, now)
     indexes: list[int | None] = list(range(len(room.seats)))
-    parts = views.seat_view_parts(room, indexes)
-    events = views.events_since(room, sent)
-    encoded = views.state_frames(room, info, parts, [(i, events) for i in indexes], fmt)
+    parts = state_messages.seat_view_parts(room, indexes)
+    events = state_messages.events_since(room, sent)
+    encoded = state_messages.state_frames(room, info, parts, [(i, events) for i in indexes], fmt)
     return [f.encode() if isinstance(f, str) else f for f in encoded]
 
 

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from server.config import Settings, SettingsError, variables
+from server.ops.config import Settings, SettingsError, variables
 
 #: ``parlor serve``'s exit status when its SQLite file is in use by another process
 #: (docs/deploy.md, "Exit status").
@@ -23,7 +23,7 @@ EXIT_STORE_IN_USE = 4
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from server.supervisor import Supervisor
+    from server.ops.supervisor import Supervisor
 
     # A flag stands for its variable, so it is read and checked the same way.
     env = dict(os.environ)
@@ -43,8 +43,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"parlor serve: {exc}", file=sys.stderr)
         return 2
     if not settings.redis_url and not settings.ephemeral:
-        from server.config import data_file
-        from server.sqlite_store import held_by_another
+        from server.ops.config import data_file
+        from server.stores.sqlite_store import held_by_another
 
         path = data_file(settings)
         if held_by_another(path):
@@ -72,9 +72,9 @@ def _instance(
     settings: Settings, sock: socket.socket | None = None, *, worker: bool = False
 ) -> int:
     """One instance: the app on ``sock`` (or on the configured address), until drained."""
-    from server.app import create_app
-    from server.serving import uvicorn_options
-    from server.supervisor import run_instance
+    from server.ops.supervisor import run_instance
+    from server.transport.serving import uvicorn_options
+    from server.web.app import create_app
 
     app = create_app(settings)
     tune_gc()
@@ -163,8 +163,8 @@ def _read_json(path: str) -> Any:
 def _verify(args: argparse.Namespace) -> int:
     """Exit status 0 only if the record (and the view log, if given) checks out in every
     respect; 1 if it does not; 2 if a file cannot be read. Everything printed that came from
-    a file is escaped (server.verify.printable)."""
-    from server.verify import printable, verify
+    a file is escaped (server.fairplay.verify.printable)."""
+    from server.fairplay.verify import printable, verify
 
     documents: list[Any] = []
     for path in (args.record, args.seen):

@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
-from server import records
+from server.fairplay import records
 from tests.rules.floor.client import pick_from_legal
 
 #: Per game: options for a short game, and the action types the client takes first.

@@ -13,7 +13,7 @@ from typing import Any
 from playwright.sync_api import WebSocketRoute, expect
 
 from rules.codec import pack, unpack
-from server import records
+from server.fairplay import records
 from tests.browser.pages import Person
 
 Make = Callable[..., Person]
@@ -533,7 +533,7 @@ def test_download_my_game_verifies_after_a_locked_seat_left_the_lobby(
 
     from websockets.sync.client import connect
 
-    from server.verify import verify
+    from server.fairplay.verify import verify
     from tests.browser.play import play_to_the_end
     from tests.browser.recorded import Host
 

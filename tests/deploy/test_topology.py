@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from rules.codec import unpack
-from server.redis_store import RedisStore
+from server.stores.redis_store import RedisStore
 from tests.deploy.topology import ROOT, compose, compose_redis_flags, topology
 from tests.server.driver import check_log_replays, seat_clients, start
 from tests.server.harness import Client, create_room

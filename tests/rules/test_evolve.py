@@ -11,9 +11,11 @@ import pytest
 
 from rules.evolve import replace
 from rules.registry import get_game
-from server import commands, rooms
-from server.commands import Context, Limits
-from server.protocol import client_message
+from server import rooms
+from server.rooms import commands
+from server.rooms.commands import Context, Limits
+from server.transport.protocol import client_message
+from server.web import dispatch
 
 SENTINEL = object()
 
@@ -56,7 +58,7 @@ def _played_rooms(game_id: str, seats: int, moves: int) -> list[rooms.Room]:
         message = client_message.validate_python(
             {"type": "act", "seq": seat.last_seq + 1, "action": room.game.dump_action(action)}
         )
-        room = commands.seated(room, seat.id, message, ctx).room
+        room = dispatch.seated(room, seat.id, message, ctx).room
         rooms.encode(room)  # fills the packed-form caches (init=False fields)
         seen.append(room)
     return seen

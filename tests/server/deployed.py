@@ -40,7 +40,7 @@ def parlor_serve(**settings: Any) -> Iterator[tuple[Process, int]]:
     port = free_port()
     # Applied inside the child over Settings.from_env, so any field can be set.
     boot = (
-        "import json, os; from dataclasses import replace; from server import config; "
+        "import json, os; from dataclasses import replace; from server.ops import config; "
         "read = config.Settings.from_env; "
         "config.Settings.from_env = classmethod("
         "lambda cls, env=None: replace(read(env), **json.loads(os.environ['TEST_SETTINGS']))); "

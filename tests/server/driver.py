@@ -9,9 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rules.registry import get_game
-from server import records, rooms
-from server.store import Store
-from server.verify import verify
+from server import rooms
+from server.fairplay import records
+from server.fairplay.verify import verify
+from server.stores.store import Store
 from tests.server.harness import Client
 
 
@@ -187,7 +188,7 @@ def check_records(room: rooms.Room, archive: list[Any]) -> None:
     record verifies, and the game in play replays from its deal to exactly the stored state."""
     import json
 
-    from server import records
+    from server.fairplay import records
 
     game = get_game(room.game_id)
     for number in range(1, room.round + 1):

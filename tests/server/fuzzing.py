@@ -50,19 +50,19 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from rules.codec import pack
 from rules.registry import all_games
 from server import codes, rooms
-from server.commands import pause_limit
-from server.config import Settings
-from server.memory_store import MemoryStore
-from server.protocol import (
+from server.errors import ErrorCode
+from server.ops.config import Settings
+from server.rooms import Phase, Room
+from server.rooms.commands import pause_limit
+from server.stores.memory_store import MemoryStore
+from server.transport.protocol import (
     CLIENT_TYPES,
     SEQUENCED_TYPES,
     CloseCode,
-    ErrorCode,
     client_message,
     create_room_body,
 )
-from server.rooms import Phase, Room
-from server.wire import Format, FrameError, decode
+from server.transport.wire import Format, FrameError, decode
 from tests.server.driver import start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
@@ -377,7 +377,7 @@ def encode(case: Case, base: dict[str, Any], max_frame: int) -> Frame:
 def _edge(
     data: bytes | str, text: bool, fmt: Format, max_frame: int
 ) -> tuple[str | None, dict[str, Any] | None]:
-    """What the server's edge (server/session.py ``Session.handle``) makes of a frame."""
+    """What the server's edge (server/web/session.py ``Session.handle``) makes of a frame."""
     if text and isinstance(data, bytes):
         try:
             data = data.decode()
@@ -1176,7 +1176,7 @@ class Entry:
     subprotocols: tuple[str, ...]
 
     def format(self) -> Format:
-        """What the server speaks on it (server/wire.py ``choose``)."""
+        """What the server speaks on it (server/transport/wire.py ``choose``)."""
         for offered in self.subprotocols:
             if offered in ("parlor.json", "parlor.msgpack"):
                 return Format(offered.removeprefix("parlor."))

@@ -26,11 +26,11 @@ import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
 from rules.codec import pack, unpack
-from server.app import create_app
-from server.config import Settings
-from server.protocol import SEQUENCED_TYPES
-from server.serving import uvicorn_options
-from server.store import Store
+from server.ops.config import Settings
+from server.stores.store import Store
+from server.transport.protocol import SEQUENCED_TYPES
+from server.transport.serving import uvicorn_options
+from server.web.app import create_app
 from tests.processes import Process, free_port, http_ok
 
 ROOT = Path(__file__).resolve().parents[2]

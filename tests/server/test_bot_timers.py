@@ -1,4 +1,5 @@
-"""Bots keeps one timer per room, set no later than the room's soonest plan (server/bots.py).
+"""Bots keeps one timer per room, set no later than the room's soonest plan
+(server/runtime/bots.py).
 
 A plan is made again after every move, and most moves only push the turn timer's timeout
 later: the timer is then left as it is, fires early, finds nothing due and sets itself for the
@@ -15,10 +16,10 @@ from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
 
-from server.bots import Bots, Plan
-from server.commands import Limits
 from server.errors import ErrorCode, RoomError
 from server.rooms import Room
+from server.rooms.commands import Limits
+from server.runtime.bots import Bots, Plan
 from tests.server.conftest import Run
 from tests.server.test_commands import playing
 

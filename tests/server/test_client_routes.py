@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from server.client_files import IMMUTABLE, ClientFiles, accepts_gzip, static_imports
+from server.web.client_files import IMMUTABLE, ClientFiles, accepts_gzip, static_imports
 from tests.server.harness import ROOT, TEST_SETTINGS, serve
 
 CLIENT = ROOT / "client-web"

@@ -1,5 +1,6 @@
 """What a client can make the server log: a few lines per address, then a count of the rest
-(server/clientlog.py; docs/architecture.md, "Logging"). The fuzzer's own test of the policy is
+(server/transport/clientlog.py; docs/architecture.md, "Logging"). The fuzzer's own test of the
+policy is
 tests/server/test_fuzz.py::test_the_log_holds_a_bounded_number_of_lines_per_client_and_no_error.
 """
 
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.clientlog import UNKNOWN, ClientLines, client, client_of
+from server.transport.clientlog import UNKNOWN, ClientLines, client, client_of
 
 
 class Clock:
@@ -41,7 +42,7 @@ def test_a_client_gets_a_few_lines_then_one_line_counts_the_rest(
     lines: tuple[ClientLines, Clock], caplog: pytest.LogCaptureFixture
 ) -> None:
     _, clock = lines
-    log = logging.getLogger("server.session")
+    log = logging.getLogger("server.web.session")
     for n in range(10):
         log.info("refused %d from 192.0.2.1", n, extra=client("192.0.2.1"))
     log.info("refused 0 from 192.0.2.2", extra=client(("192.0.2.2", 4000)))

@@ -10,7 +10,7 @@ from typing import Any
 
 from rules.codec import unpack
 from rules.registry import get_game
-from server.redis_store import RedisStore
+from server.stores.redis_store import RedisStore
 from tests.server.driver import (
     check_log_replays,
     drive,

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 from rules.codec import pack
-from server import codes, keys
-from server.protocol import SEQUENCED_TYPES
-from server.wire import MAX_DEPTH, Format, FrameError, choose, decode, encode
+from server import codes
+from server.stores import keys
+from server.transport.protocol import SEQUENCED_TYPES
+from server.transport.wire import MAX_DEPTH, Format, FrameError, choose, decode, encode
+from server.web import dispatch
 
 
 def test_codes_avoid_ambiguous_characters() -> None:
@@ -102,9 +104,11 @@ def test_nesting_up_to_the_limit_is_accepted(fmt: Format) -> None:
 @pytest.mark.parametrize("fmt", list(Format))
 @pytest.mark.parametrize("game_id", ["floor", "numberswap", "warp99"])
 def test_a_fan_outs_frames_are_each_state_message_encoded_alone(game_id: str, fmt: Format) -> None:
-    """views.state_frames, the hub's frames in either format, through a game: every seat's
+    """state_messages.state_frames, the hub's frames in either format, through a game: every seat's
     and a spectator's, before the deal and after every move."""
-    from server import commands, rooms, views
+    from server import rooms
+    from server.rooms import commands
+    from server.transport import state_messages
 
     rnd = random.Random(4)
     room = rooms.new_room("ABCDE", game_id, {}, 30.0, 0.0)
@@ -112,13 +116,16 @@ def test_a_fan_outs_frames_are_each_state_message_encoded_alone(game_id: str, fm
         room = commands.join(room, f"P{i}", f"h{i}", 0.0, name_max=24).room
     seats: list[int | None] = [0, 1, 2, None]
     for _ in range(60):
-        info = views.room_info(room, frozenset({room.seats[0].id}), 2.0)
-        events = views.events_since(room, room.version - 1)
+        info = state_messages.room_info(room, frozenset({room.seats[0].id}), 2.0)
+        events = state_messages.events_since(room, room.version - 1)
         wanted = [(s, events) for s in seats]
-        frames = views.state_frames(room, info, views.seat_view_parts(room, seats), wanted, fmt)
-        whole = views.seat_views(room, seats)
+        frames = state_messages.state_frames(
+            room, info, state_messages.seat_view_parts(room, seats), wanted, fmt
+        )
+        whole = state_messages.seat_views(room, seats)
         expected = [
-            encode(views.state_message(room, info, s, whole[s], events), fmt) for s in seats
+            encode(state_messages.state_message(room, info, s, whole[s], events), fmt)
+            for s in seats
         ]
         assert frames == expected
         if room.state is None:
@@ -144,10 +151,12 @@ def test_the_web_client_sequences_exactly_the_commands_the_server_sequences() ->
 def test_state_frames_are_exactly_each_state_message_packed_alone(game_id: str) -> None:
     """The hub's msgpack frames (wire.state_frames): every seat's, a spectator's, connections
     last sent different versions (several lists of events), seqs past one byte."""
-    from server import commands, rooms, views
-    from server.commands import Context, Limits
-    from server.protocol import client_message
-    from server.wire import state_frames
+    from server import rooms
+    from server.rooms import commands
+    from server.rooms.commands import Context, Limits
+    from server.transport import state_messages
+    from server.transport.protocol import client_message
+    from server.transport.wire import state_frames
 
     rnd = random.Random(3)
     room = rooms.new_room("ABCDE", game_id, {}, 30.0, 0.0, next_seed="ab" * 32)
@@ -160,21 +169,22 @@ def test_state_frames_are_exactly_each_state_message_packed_alone(game_id: str) 
     seats: list[int | None] = [0, 1, 2, None]
     for step in range(150):
         connected = frozenset(s.id for s in room.seats[: 1 + step % 3])
-        info = views.room_info(room, connected, 2.0)
-        seat_views = views.seat_views(room, seats)
+        info = state_messages.room_info(room, connected, 2.0)
+        seat_views = state_messages.seat_views(room, seats)
         afters = [room.version - 1, max(0, room.version - 3), 0]
-        events = {a: views.events_since(room, a) for a in afters}
+        events = {a: state_messages.events_since(room, a) for a in afters}
         wanted = [(s, a) for s in seats for a in afters[: 1 + step % 3]]
         parts = [
             (s, 0 if s is None else room.seats[s].last_seq, seat_views[s], events[a])
             for s, a in wanted
         ]
         expected = [
-            pack(views.state_message(room, info, s, seat_views[s], events[a])) for s, a in wanted
+            pack(state_messages.state_message(room, info, s, seat_views[s], events[a]))
+            for s, a in wanted
         ]
         assert state_frames(room.version, info, parts) == expected
         # As the hub sends them: each seat's own part, the shared part given once.
-        shared, owns = views.seat_view_parts(room, seats)
+        shared, owns = state_messages.seat_view_parts(room, seats)
         parts = [(s, last, owns[s], listed) for s, last, _, listed in parts]
         assert state_frames(room.version, info, parts, shared) == expected
         if room.phase.value != "playing":
@@ -185,5 +195,5 @@ def test_state_frames_are_exactly_each_state_message_packed_alone(game_id: str) 
         # Numbers past one byte (and past two) are spliced as msgpack packs them.
         seq = seat.last_seq + (1 if step % 5 else 150)
         message = client_message.validate_python({"type": "act", "seq": seq, "action": action})
-        room = commands.seated(room, seat.id, message, ctx).room
+        room = dispatch.seated(room, seat.id, message, ctx).room
     assert state_frames(1, {}, []) == []

@@ -8,10 +8,11 @@ import pytest
 
 from rules.codec import pack, unpack
 from rules.errors import IllegalAction, NotYourTurn
-from server import commands, rooms
+from server import rooms
 from server.errors import RoomError, Stale
-from server.protocol import Leave
-from server.rooms import Phase, Room
+from server.rooms import Phase, Room, commands
+from server.transport.protocol import Leave
+from server.web import dispatch
 
 NAME_MAX = 24
 
@@ -239,7 +240,7 @@ def test_the_record_reuses_packed_parts_and_is_the_bytes_pack_gives_its_fields()
             "created_by": room.created_by, "deadline": room.deadline,
             "next_seed": room.next_seed,
             "next_commitment": room.next_commitment,
-            "deal": None if room.deal is None else rooms._deal_form(room.deal),
+            "deal": None if room.deal is None else rooms.model._deal_form(room.deal),
             "sealing": None if room.sealing is None else room.sealing.form(),
             "state": None if room.state is None else room.game.dump_state(room.state),
             "seats": [s.form() for s in room.seats],
@@ -289,8 +290,8 @@ def test_a_leave_resent_after_the_seat_is_gone_is_done_not_refused() -> None:
     room = lobby(2)
     guest = room.seats[1].id
     ctx = commands.Context(now=2.0)
-    left = commands.seated(room, guest, Leave(type="leave", seq=1), ctx)
-    again = commands.seated(left.room, guest, Leave(type="leave", seq=1), ctx)
+    left = dispatch.seated(room, guest, Leave(type="leave", seq=1), ctx)
+    again = dispatch.seated(left.room, guest, Leave(type="leave", seq=1), ctx)
     assert again.duplicate and again.room is left.room
 
 
@@ -308,7 +309,7 @@ def test_a_bot_plays_at_its_level_and_a_bot_covering_a_person_at_the_default(
 
     monkeypatch.setattr(game, "bot_action", spy)
     for index in range(3):
-        commands._bot_action(room, index)
+        commands.bot_action(room, index)
     assert asked == [(0, "normal"), (1, "normal"), (2, "strong")]
 
 
@@ -340,7 +341,7 @@ def test_a_command_applied_before_digests_were_canonical_is_still_known_when_res
     action = room.game.legal_view(room.state, seat)[0]
     assert list(action) != sorted(action), "sent with its keys out of sorted order"
     applied = commands.act(room, seat_id, 1, action, 3.0).room
-    old = commands._digest_as_sent("act", action)
+    old = commands.digest_as_sent("act", action)
     assert old != commands.command_digest("act", action)
     acks = tuple((s, v, old if s == 1 else d) for s, v, d in applied.seats[seat].acks)
     seats = tuple(replace(s, acks=acks) if s.id == seat_id else s for s in applied.seats)

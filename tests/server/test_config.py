@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 import pytest
 
-from server.config import (
+from server.ops.config import (
     EXISTING_DIR,
     Range,
     Schemes,

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from server.connections import Connection
-from server.protocol import CloseCode
-from server.wire import Format
+from server.transport.connections import Connection
+from server.transport.protocol import CloseCode
+from server.transport.wire import Format
 from tests.server.deployed import RawWebSocket, parlor_serve
 from tests.server.driver import seat_clients, state_where
 from tests.server.harness import ROOT, TEST_SETTINGS, Client, create_room, serve

@@ -15,10 +15,12 @@ from dataclasses import replace
 from typing import Any
 
 from rules.codec import pack, unpack
-from server import commands, keys, rooms
-from server.memory_store import MemoryStore
-from server.redis_store import RedisStore
-from server.store import Notice, NoticeKind, Stored, StoreUnavailable
+from server import rooms
+from server.rooms import commands
+from server.stores import keys
+from server.stores.memory_store import MemoryStore
+from server.stores.redis_store import RedisStore
+from server.stores.store import Notice, NoticeKind, Stored, StoreUnavailable
 from tests.server.driver import check_log_replays, drive, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 

@@ -26,8 +26,8 @@ from contextlib import ExitStack
 from pathlib import Path
 
 from rules.codec import unpack
-from server.protocol import CloseCode
-from server.redis_store import RedisStore
+from server.stores.redis_store import RedisStore
+from server.transport.protocol import CloseCode
 from tests.processes import Process
 from tests.server.driver import audit_log, play, seat_clients, start
 from tests.server.harness import ROOT, create_room, serve_process

@@ -11,11 +11,11 @@ import httpx
 import pytest
 
 from rules.codec import unpack
-from server.config import Settings, data_file
-from server.instance import make_store
-from server.memory_store import MemoryStore
-from server.redis_store import RedisStore
-from server.sqlite_store import SqliteStore
+from server.ops.config import Settings, data_file
+from server.runtime.instance import make_store
+from server.stores.memory_store import MemoryStore
+from server.stores.redis_store import RedisStore
+from server.stores.sqlite_store import SqliteStore
 from tests.processes import StartError
 from tests.server.driver import check_log_replays, play, play_until, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve_process

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from rules.codec import pack, unpack
-from server import commands, rooms, views
-from server.rooms import MOVES_KEPT, Move
+from server import rooms
+from server.rooms import MOVES_KEPT, Move, commands
+from server.transport import state_messages
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 from tests.server.test_commands import lobby, playing
@@ -50,7 +51,7 @@ def test_chat_adds_no_events() -> None:
     room = _play_first_legal(playing(2), 1)
     chatted = commands.chat(room, room.seats[0].id, "hi", 4.0, limit=200, keep=50).room
     assert chatted.moves == room.moves
-    assert views.events_since(chatted, room.version) == []
+    assert state_messages.events_since(chatted, room.version) == []
 
 
 def test_the_room_keeps_only_the_last_versions_events() -> None:
@@ -73,11 +74,11 @@ def test_events_survive_the_stored_form_and_old_records_decode_without_them() ->
 
 def test_events_since_is_every_kept_version_after_it_and_none_for_a_first_snapshot() -> None:
     room = _play_first_legal(playing(2), 3)
-    since = views.events_since(room, room.version - 2)
+    since = state_messages.events_since(room, room.version - 2)
     assert [e["version"] for e in since] == [room.version - 1, room.version]
     assert [e["seat"] for e in since] == [1, 0]
-    assert views.events_since(room, 0) == []
-    assert views.events_since(room, room.version) == []
+    assert state_messages.events_since(room, 0) == []
+    assert state_messages.events_since(room, room.version) == []
 
 
 async def test_a_moves_events_arrive_with_the_next_state_for_every_seat_and_spectator() -> None:

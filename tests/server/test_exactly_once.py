@@ -13,9 +13,9 @@ import httpx
 import pytest
 
 from rules.codec import unpack
-from server.memory_store import MemoryStore
-from server.redis_store import RedisStore
-from server.store import StoreUnavailable
+from server.stores.memory_store import MemoryStore
+from server.stores.redis_store import RedisStore
+from server.stores.store import StoreUnavailable
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 

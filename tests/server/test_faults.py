@@ -17,9 +17,9 @@ from dataclasses import replace
 import pytest
 
 from rules.codec import unpack
-from server.redis_store import RedisStore
 from server.rooms import Room
-from server.store import Store, StoreUnavailable
+from server.stores.redis_store import RedisStore
+from server.stores.store import Store, StoreUnavailable
 from tests.redis_process import RedisProcess
 from tests.server.driver import audit_log, choose, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rules.registry import all_games, get_game
-from server.redis_store import RedisStore
+from server.stores.redis_store import RedisStore
 from tests.server.driver import check_log_replays, play, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, create_room, serve
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from rules.registry import all_games
-from server.clientlog import UNKNOWN, client_of
+from server.transport.clientlog import UNKNOWN, client_of
 from tests.server.fuzzing import (
     ENDPOINTS,
     FIELDS,

@@ -10,16 +10,14 @@ from typing import Any
 import pytest
 
 from rules.codec import unpack
-from server import commands
-from server.commands import Change
-from server.errors import RoomError
-from server.memory_store import MemoryStore
-from server.metrics import Metrics
-from server.protocol import ErrorCode
-from server.redis_store import RedisStore
-from server.rooms import Room
-from server.service import RoomService
-from server.store import StoreUnavailable
+from server.errors import ErrorCode, RoomError
+from server.ops.metrics import Metrics
+from server.rooms import Room, commands
+from server.rooms.commands import Change
+from server.runtime.service import RoomService
+from server.stores.memory_store import MemoryStore
+from server.stores.redis_store import RedisStore
+from server.stores.store import StoreUnavailable
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, create_room, serve
 

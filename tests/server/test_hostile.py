@@ -15,9 +15,9 @@ import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 from rules.codec import pack
-from server.app import origin_allowed
-from server.memory_store import MemoryStore
-from server.serving import WS_MAX_SIZE
+from server.stores.memory_store import MemoryStore
+from server.transport.serving import WS_MAX_SIZE
+from server.web.app import origin_allowed
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from server import codes
-from server.redis_store import RedisStore
+from server.stores.redis_store import RedisStore
 from tests.redis_process import RedisProcess
 from tests.server.deployed import parlor_serve
 from tests.server.driver import seat_clients, start

@@ -16,10 +16,10 @@ import pytest
 
 from rules.codec import unpack
 from rules.numberswap.game import ROUND_END_PAUSE
-from server import commands, rooms
+from server import rooms
 from server.errors import Stale
-from server.redis_store import RedisStore
-from server.rooms import Room
+from server.rooms import Room, commands
+from server.stores.redis_store import RedisStore
 from tests.rules.numberswap.test_rules import ender_position
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve

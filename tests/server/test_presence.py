@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 
-from server import commands, views
+from server.rooms import commands
+from server.transport import state_messages
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 from tests.server.test_commands import playing
@@ -29,12 +30,12 @@ def test_a_move_a_bot_made_for_an_away_person_says_so_in_the_state_events() -> N
     room = commands.timeout(room, room.version, seat_id, 3.0, connected=frozenset()).room
     made = room.moves[-1]
     assert made.by == "takeover" and made.seat == index
-    assert views.events_since(room, room.version - 1)[-1]["by"] == "takeover"
+    assert state_messages.events_since(room, room.version - 1)[-1]["by"] == "takeover"
     # A person's own move carries no ``by`` (it is "act"): the common case stays small.
     mover = sorted(room.game.to_act(room.state))[0]
     action = room.game.legal_view(room.state, mover)[0]
     acted = commands.act(room, room.seats[mover].id, 1, action, 4.0).room
-    assert "by" not in views.events_since(acted, acted.version - 1)[-1]
+    assert "by" not in state_messages.events_since(acted, acted.version - 1)[-1]
 
 
 async def _two(server: Any) -> tuple[str, list[Client]]:

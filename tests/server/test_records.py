@@ -14,10 +14,10 @@ from typing import Any
 import httpx
 import pytest
 
-from server import records
-from server.redis_store import RedisStore
-from server.sqlite_store import SqliteStore
-from server.verify import verify
+from server.fairplay import records
+from server.fairplay.verify import verify
+from server.stores.redis_store import RedisStore
+from server.stores.sqlite_store import SqliteStore
 from tests.server.driver import (
     commit,
     drive,
@@ -203,7 +203,7 @@ async def test_a_game_the_rules_no_longer_replay_is_answered_in_words(
     import redis.asyncio as aioredis
 
     from rules.codec import pack, unpack
-    from server import keys
+    from server.stores import keys
 
     code, clients, _ = await _table(server, "floor")
     await _finish(clients)

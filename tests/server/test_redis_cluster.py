@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pytest
 
-from server import keys
-from server.redis_store import RedisStore
+from server.stores import keys
+from server.stores.redis_store import RedisStore
 from tests.redis_cluster import RedisCluster
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve

@@ -1,4 +1,4 @@
-"""The save script's own Redis connection (server/redis_wire.py), on a real redis-server: its
+"""The save script's own Redis connection (server/stores/redis_wire.py), on a real redis-server: its
 replies, its pipelining, and its promises through faults (a paused, killed or restarted Redis):
 a call never waits past its timeout, and nothing is ever sent twice."""
 
@@ -17,11 +17,11 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from server import keys
 from server.codes import ALPHABET
-from server.redis_store import RedisStore, _LeanShard
-from server.redis_wire import LeanConnection, encode, lean_url
-from server.store import Notice, NoticeKind, StoreUnavailable
+from server.stores import keys
+from server.stores.redis_store import RedisStore, _LeanShard
+from server.stores.redis_wire import LeanConnection, encode, lean_url
+from server.stores.store import Notice, NoticeKind, StoreUnavailable
 from tests.processes import LOCALHOST
 from tests.redis_process import RedisProcess
 from tests.server.conftest import Run

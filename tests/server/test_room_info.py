@@ -1,5 +1,5 @@
-"""The room part of every state message (server/views.py ``room_info``): the compact seats of
-docs/protocol.md, "Seats", and that they say everything the seat records do."""
+"""The room part of every state message (server/transport/state_messages.py ``room_info``): the
+compact seats of docs/protocol.md, "Seats", and that they say everything the seat records do."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from dataclasses import replace
 from typing import Any
 
 from rules.codec import pack, unpack
-from server import commands, views
-from server.rooms import Room, Seat, new_room
+from server.rooms import Room, Seat, commands, new_room
+from server.transport import state_messages
 
 
 def _room() -> Room:
@@ -27,7 +27,7 @@ def test_a_seat_is_id_name_and_connected_with_each_flag_only_when_it_holds() -> 
     seats[1] = replace(seats[1], away=True, covered=2)
     room = replace(room, seats=tuple(seats))
     connected = frozenset({room.seats[0].id, room.seats[1].id})
-    info = views.room_info(room, connected, now=10.0)
+    info = state_messages.room_info(room, connected, now=10.0)
     assert info["seats"] == [
         {"id": 1, "name": "P0", "connected": True},
         {"id": 2, "name": "P1", "connected": True, "away": True, "covered": 2},
@@ -60,7 +60,7 @@ def test_the_compact_seats_say_everything_the_seats_hold() -> None:
             seats = tuple(replace(s, away=away, covered=covered) for s in room.seats)
             changed = replace(room, seats=seats)
             for connected in (frozenset(), frozenset(s.id for s in seats)):
-                info = unpack(pack(views.room_info(changed, connected, now=1.0)))
+                info = unpack(pack(state_messages.room_info(changed, connected, now=1.0)))
                 assert [_decoded(s) for s in info["seats"]] == [_facts(s) for s in seats]
                 assert [s["connected"] for s in info["seats"]] == [s.id in connected for s in seats]
 
@@ -71,11 +71,15 @@ def test_a_seats_entry_follows_its_presence_and_every_change_of_the_seat() -> No
     room = _room()
     first = room.seats[0]
     on = frozenset({first.id})
-    assert views.room_info(room, on, 1.0)["seats"][0]["connected"] is True
-    assert views.room_info(room, frozenset(), 2.0)["seats"][0]["connected"] is False
-    assert views.room_info(room, on, 3.0)["seats"][0] == {"id": 1, "name": "P0", "connected": True}
+    assert state_messages.room_info(room, on, 1.0)["seats"][0]["connected"] is True
+    assert state_messages.room_info(room, frozenset(), 2.0)["seats"][0]["connected"] is False
+    assert state_messages.room_info(room, on, 3.0)["seats"][0] == {
+        "id": 1,
+        "name": "P0",
+        "connected": True,
+    }
     room = replace(room, seats=(replace(first, away=True), *room.seats[1:]))
-    assert views.room_info(room, on, 4.0)["seats"][0] == {
+    assert state_messages.room_info(room, on, 4.0)["seats"][0] == {
         "id": 1,
         "name": "P0",
         "connected": True,
@@ -92,7 +96,7 @@ def test_the_events_since_a_version_are_the_moves_after_it_oldest_first() -> Non
         room = room.room
     versions = [m.version for m in room.moves]
     for after in (0, versions[0] - 1, versions[2], versions[-1]):
-        shown = views.events_since(room, after)
+        shown = state_messages.events_since(room, after)
         expected = [] if after <= 0 else [v for v in versions if v > after]
         assert [e["version"] for e in shown] == expected
         tail = room.moves[len(room.moves) - len(shown) :]

@@ -13,9 +13,10 @@ import pytest
 
 from rules.codec import pack, unpack
 from rules.errors import RulesError
-from server import commands, records, rooms
+from server import rooms
 from server.errors import RoomError, Stale
-from server.rooms import Phase, Room
+from server.fairplay import records
+from server.rooms import Phase, Room, commands
 from tests.server.driver import commit, reveal_when_locked, secret_value, state_where
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 
@@ -325,7 +326,7 @@ def test_a_room_stored_before_parlor_deal_2_does_not_read_contributions_as_commi
 
 
 def test_a_deal_stored_before_parlor_deal_2_reads_as_format_1() -> None:
-    assert rooms._deal([1, SERVER_SEED, "c" * 64, ["ab" * 8, ""], True]).format == 1
+    assert rooms.model._deal([1, SERVER_SEED, "c" * 64, ["ab" * 8, ""], True]).format == 1
 
 
 # -- over real servers -------------------------------------------------------------------------

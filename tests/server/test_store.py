@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 
-from server import keys
-from server.memory_store import MemoryStore
-from server.redis_store import RedisStore
-from server.sqlite_store import SqliteStore
-from server.store import (
+from server.stores import keys
+from server.stores.memory_store import MemoryStore
+from server.stores.redis_store import RedisStore
+from server.stores.sqlite_store import SqliteStore
+from server.stores.store import (
     Notice,
     NoticeKind,
     RoomMissing,

@@ -10,9 +10,9 @@ import pytest
 
 from rules.codec import unpack
 from rules.registry import get_game
-from server.commands import DEFAULT_TURN_TIMERS, Change
-from server.redis_store import RedisStore
 from server.rooms import Room
+from server.rooms.commands import DEFAULT_TURN_TIMERS, Change
+from server.stores.redis_store import RedisStore
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 

@@ -1,4 +1,5 @@
-"""``parlor verify`` (server/verify.py): a game record checks out only as the server recorded
+"""``parlor verify`` (server/fairplay/verify.py): a game record checks out only as the server
+recorded
 it. Each field of a record, changed in turn, is caught; so is every way around the strict
 checks: unknown fields, numbers out of range, who played a move, a bot move the bot policy
 would not pick, a contribution on a bot seat or off its commitment, a record relabelled to
@@ -28,10 +29,11 @@ from rules.codec import pack, unpack
 from rules.contract import DEFAULT_BOT_LEVEL
 from rules.registry import get_game
 from rules.rng import Rng
-from server import cli, commands, records, rooms
+from server import cli, rooms
 from server.errors import RoomError
-from server.rooms import Phase
-from server.verify import Verdict, printable, verify
+from server.fairplay import records
+from server.fairplay.verify import Verdict, printable, verify
+from server.rooms import Phase, commands
 from tests.server.harness import parlor_verify
 
 GAMES = ["numberswap", "warp99", "floor"]
@@ -1037,7 +1039,7 @@ def test_a_record_the_room_commands_make_verifies_strictly() -> None:
 def _unsealed_game() -> tuple[rooms.Room, Record]:
     """A room record written before deals were sealed (no committed seed), its first game
     dealt from the server's fresh seed and played to the end by bots, and its record."""
-    from server import views
+    from server.transport import state_messages
 
     room = commands.create(
         "XLDRM", "floor", None, 0, commands.Context(now=1.0), secret="s", created_by="c"
@@ -1046,18 +1048,20 @@ def _unsealed_game() -> tuple[rooms.Room, Record]:
     for key in ("next_seed", "next_commitment", "deal"):
         raw.pop(key, None)
     old = rooms.decode(pack(raw))
-    assert old.next_seed == "" and "next_deal" not in views.room_info(old, frozenset(), 1.0)
+    assert old.next_seed == "" and "next_deal" not in state_messages.room_info(
+        old, frozenset(), 1.0
+    )
     for i in range(2):
         old = commands.join(old, f"P{i}", f"h{i}", 1.0, name_max=24).room
     change = commands.start(old, old.host, commands.Context(now=2.0, seed=12345, seal=_hex("n")))
     assert change.room.seed == 12345, "dealt from the server's fresh seed"
-    assert "seal" not in views.room_info(change.room, frozenset(), 2.0)
+    assert "seal" not in state_messages.room_info(change.room, frozenset(), 2.0)
     archive = list(change.archive)
     room = replace(change.room, seats=tuple(replace(s, away=True) for s in change.room.seats))
     while room.phase is Phase.PLAYING:
         step = commands.bot_move(room, room.version, 3.0)
         room, archive = step.room, [*archive, *step.archive]
-    assert views.room_info(room, frozenset(), 4.0)["deal"]["sealed"] is False
+    assert state_messages.room_info(room, frozenset(), 4.0)["deal"]["sealed"] is False
     record = json.loads(json.dumps(records.build("XLDRM", 1, [unpack(pack(a)) for a in archive])))
     return room, record
 
@@ -1070,12 +1074,12 @@ def test_a_room_from_before_sealing_deals_unsealed_and_its_record_fails_verifica
 
 
 def test_the_game_after_an_unsealed_deal_is_sealed() -> None:
-    from server import views
+    from server.transport import state_messages
 
     room, _ = _unsealed_game()
-    assert views.room_info(room, frozenset(), 4.0).get("next_deal", {}).get("commitment"), (
-        "the rematch is sealed: the deal drew its server seed"
-    )
+    assert (
+        state_messages.room_info(room, frozenset(), 4.0).get("next_deal", {}).get("commitment")
+    ), "the rematch is sealed: the deal drew its server seed"
 
 
 # -- the sealing commands' own checks on what a browser sends ----------------------------------

@@ -9,7 +9,7 @@ import pytest
 
 from bench.view_bytes import measure
 from rules import get_game
-from server.wire import Format
+from server.transport.wire import Format
 
 #: A kilobyte (1 KiB): the issue asks for at most 1.2 KB for Number Swap at 8 seats, and for
 #: every other view over 1 KB to be made compact too.

@@ -1,0 +1,375 @@
+"""Fan-out: keeps this instance's connections per room and sends each one fresh snapshots.
+
+A room changes here (the service calls :meth:`Hub.on_saved`) or elsewhere (a store notice).
+Either way every local connection in that room gets a full, version-numbered view for its own
+seat; views are built once per seat and encoded once per format. Presence (which seats have a
+connection on some instance) is kept in the store as per-instance claims with a heartbeat, so a
+crashed instance's claims simply expire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from typing import Any
+
+from server.errors import ErrorCode, ParlorError
+from server.ops.config import Settings
+from server.ops.metrics import Metrics
+from server.rooms import Room, commands
+from server.runtime.bots import Bots
+from server.runtime.service import RoomService
+from server.stores.store import Notice, NoticeKind, Store, StoreError
+from server.transport import state_messages
+from server.transport.connections import Connection
+from server.transport.protocol import CloseCode, error
+from server.transport.wire import Format, Frame, encode
+
+log = logging.getLogger(__name__)
+
+#: Rooms read and compared per step of the periodic check (see :meth:`Hub._check`).
+CHECK_SLICE = 100
+
+
+class Hub:
+    def __init__(
+        self,
+        service: RoomService,
+        store: Store,
+        bots: Bots,
+        settings: Settings,
+        metrics: Metrics,
+    ) -> None:
+        self._service = service
+        self._store = store
+        self._bots = bots
+        self._settings = settings
+        self._metrics = metrics
+        self._instance = service.instance
+        self._rooms: dict[str, set[Connection]] = {}
+        # Seat ids connected on any instance, as last read from the store.
+        self._presence: dict[str, frozenset[int]] = {}
+        # Seat ids connected here, with how many connections each.
+        self._local: dict[str, Counter[int]] = {}
+        # The newest version fanned out per room. Not the service's cache: that one also
+        # learns versions by reloading after a lost race, which sends nobody anything.
+        self._sent: dict[str, int] = {}
+        #: One reload task per room at most; ``_dirty`` says a reload is due (and whether
+        #: presence must be read too). The task loops until nothing is due, so a request
+        #: arriving while it runs is never dropped.
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        self._dirty: dict[str, bool] = {}
+        self._rewinding: set[str] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._heartbeat: asyncio.Task[None] | None = None
+        self._checker: asyncio.Task[None] | None = None
+        bots.presence_of = lambda code: self._presence.get(code, frozenset())
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+
+    @property
+    def connection_count(self) -> int:
+        return sum(len(c) for c in self._rooms.values())
+
+    @property
+    def room_count(self) -> int:
+        return len(self._rooms)
+
+    def start(self) -> None:
+        self._heartbeat = asyncio.create_task(self._beat())
+        self._checker = asyncio.create_task(self._check())
+
+    async def close(self) -> None:
+        tasks = [*self._tasks, *self._refreshing.values()]
+        tasks.extend(t for t in (self._heartbeat, self._checker) if t is not None)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _background(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- connections ---------------------------------------------------------------------------
+
+    async def attach(self, conn: Connection, code: str) -> None:
+        """Start sending ``conn`` the snapshots of room ``code`` (its seat is already set)."""
+        conn.code = code
+        first = code not in self._rooms
+        self._rooms.setdefault(code, set()).add(conn)
+        if first:
+            self._store.watch(code)
+        if conn.seat_id is not None:
+            local = self._local.setdefault(code, Counter())
+            local[conn.seat_id] += 1
+            if local[conn.seat_id] == 1:
+                await self._claim(code, notify=True)
+        if first or conn.seat_id is not None:
+            self._presence[code] = await self._store.presence(code)
+        room = await self._service.get(code)
+        if room is not None:
+            self.fan_out(room)
+
+    def detach(self, conn: Connection) -> None:
+        code = conn.code
+        if code is None:
+            return
+        conn.code = None
+        conns = self._rooms.get(code)
+        if conns is None or conn not in conns:
+            return
+        conns.discard(conn)
+        changed = False
+        if conn.seat_id is not None:
+            local = self._local.get(code, Counter())
+            local[conn.seat_id] -= 1
+            if local[conn.seat_id] <= 0:
+                del local[conn.seat_id]
+                changed = True
+        if not conns:
+            del self._rooms[code]
+            self._store.unwatch(code)
+            self._local.pop(code, None)
+            self._presence.pop(code, None)
+            self._sent.pop(code, None)
+            self._bots.forget(code)
+        if changed:
+            self._background(self._claim(code, notify=True))
+
+    async def _claim(self, code: str, *, notify: bool) -> None:
+        seat_ids = sorted(self._local.get(code, Counter()))
+        notice = Notice(NoticeKind.PRESENCE, code, 0, self._instance) if notify else None
+        try:
+            await self._store.set_presence(
+                code, self._instance, seat_ids, self._settings.presence_ttl, notice
+            )
+        except StoreError as exc:
+            log.warning("presence update for %s failed: %s", code, exc)
+
+    async def _beat(self) -> None:
+        """Renew this instance's presence claims and pick up claims that expired elsewhere."""
+        while True:
+            await asyncio.sleep(self._settings.presence_ttl / 3)
+            for code in list(self._rooms):
+                try:
+                    await self._claim(code, notify=False)
+                    presence = await self._store.presence(code)
+                except StoreError:
+                    continue
+                if code in self._rooms and presence != self._presence.get(code):
+                    self._presence[code] = presence
+                    self.refresh(code)
+                room = self._service.cached(code)
+                if room is not None and code in self._rooms:
+                    self._bots.consider(room, self._presence.get(code, frozenset()))
+
+    async def _check(self) -> None:
+        """Every ``check_interval``, compare the stored stamp of each room served here with
+        what this instance holds and has sent; reload any that differ.
+
+        This is what bounds convergence whatever happens to notices (lost on a reconnect,
+        never published because a reply was lost, a store restored to an older snapshot):
+        one pipelined read per interval per slice of local rooms."""
+        while True:
+            await asyncio.sleep(self._settings.check_interval)
+            codes = list(self._rooms)
+            # In slices, each its own read: a thousand rooms checked in one go would hold up
+            # every player on this instance for tens of milliseconds once a second.
+            for start in range(0, len(codes), CHECK_SLICE):
+                if not await self._check_slice(codes[start : start + CHECK_SLICE]):
+                    break  # the store does not answer: the next round tries again
+
+    async def _check_slice(self, codes: list[str]) -> bool:
+        try:
+            stamps = await self._store.stamps(codes)
+        except StoreError:
+            return False
+        for code in codes:
+            stamp = stamps.get(code)
+            conns = self._rooms.get(code)
+            if not conns:
+                continue
+            if stamp is None or not self._service.holds(stamp, code):
+                self._metrics.caught_up += 1
+                self.refresh(code)
+            elif stamp.version != self._sent.get(code, 0) or any(
+                c.sent_version < stamp.version for c in conns
+            ):
+                # A connection can be behind what the room sent (its first snapshot
+                # failed while the store was down, a sync that could not be answered).
+                self.refresh(code)
+            else:
+                room = self._service.cached(code)
+                if room is not None:
+                    # A bot move or timer dropped while the store was down is planned
+                    # again here, not only at the next presence heartbeat.
+                    self._bots.consider(room, self._presence.get(code, frozenset()))
+        return True
+
+    # -- changes -------------------------------------------------------------------------------
+
+    def on_saved(self, room: Room) -> None:
+        self.fan_out(room)
+
+    def on_loaded(self, room: Room) -> None:
+        if room.code in self._rooms and room.version != self._sent.get(room.code, 0):
+            self.fan_out(room)
+
+    def on_notice(self, notice: Notice) -> None:
+        if notice.kind is NoticeKind.RESYNC:
+            self._metrics.resyncs += 1
+            for code in list(self._rooms) if notice.code == "*" else [notice.code]:
+                if code in self._rooms:
+                    self.refresh(code, presence=True)
+            return
+        if notice.kind is NoticeKind.CHANGE:
+            self._service.heard(notice.code, notice.version)
+        if notice.code not in self._rooms:
+            return
+        if notice.kind is NoticeKind.CHANGE:
+            if self._sent.get(notice.code, 0) >= notice.version:
+                return
+            # Our own save's notice can overtake its reply; the reply fans it out (or, if it
+            # is lost, the reload that follows does). Any other notice of ours is news.
+            if notice.origin == self._instance and (
+                self._service.saving(notice.code) == notice.version
+            ):
+                return
+            self.refresh(notice.code)
+        else:
+            self.refresh(notice.code, presence=True)
+
+    def refresh(self, code: str, *, presence: bool = False) -> None:
+        """Reload the room (coalesced: one reload in flight per room) and fan it out."""
+        self._dirty[code] = self._dirty.get(code, False) or presence
+        if code not in self._refreshing:
+            self._refreshing[code] = asyncio.get_running_loop().create_task(self._reload(code))
+
+    async def _reload(self, code: str) -> None:
+        try:
+            while code in self._dirty:
+                presence = self._dirty.pop(code)
+                try:
+                    if presence:
+                        self._presence[code] = await self._store.presence(code)
+                    room = await self._service.get(code)
+                except StoreError as exc:
+                    # The periodic check tries again once the store answers.
+                    log.warning("reload of %s failed: %s", code, exc)
+                    return
+                if room is None:
+                    self._room_gone(code)
+                    return
+                self.fan_out(room)
+        finally:
+            # No await between the loop's last look at ``_dirty`` and this: a refresh asked
+            # for after that look starts a new task.
+            del self._refreshing[code]
+
+    def _room_gone(self, code: str) -> None:
+        for conn in list(self._rooms.get(code, ())):
+            conn.send(error(ErrorCode.NO_ROOM, "This room has expired"))
+            conn.close_after_pending(CloseCode.NO_ROOM, "room gone")
+            self.detach(conn)
+
+    def resend(self, conn: Connection) -> None:
+        """Send ``conn`` the latest snapshot even if it already had it (a client's sync)."""
+        conn.sent_version = 0
+        conn.sent_chat = -1
+        if conn.code is not None:
+            self.refresh(conn.code)
+
+    def fan_out(self, room: Room) -> None:
+        code = room.code
+        conns = self._rooms.get(code)
+        if not conns:
+            return
+        newest = self._service.cached(code)
+        if newest is not None and newest.version > room.version:
+            room = newest
+        sent = self._sent.get(code, 0)
+        if room.version < sent:
+            # The store went back in time: renumber what it holds above what was sent.
+            self._rewind(code, sent)
+            return
+        self._sent[code] = room.version
+        presence = self._presence.get(code, frozenset())
+        due: list[tuple[Connection, int | None]] = []
+        for conn in list(conns):
+            if conn.sent_version > room.version or (
+                conn.sent_version == room.version and conn.sent_presence == presence
+            ):
+                continue
+            index: int | None = None
+            if conn.seat_id is not None:
+                index = room.index_of(conn.seat_id)
+                if index is None or room.seats[index].bot:
+                    self._revoke(conn)
+                    continue
+            due.append((conn, index))
+        # Planned first, so that the states say when a bot takes over a dropped player's seat.
+        self._bots.consider(room, self._presence.get(code, frozenset()))
+        if due:
+            self._send_states(room, presence, due)
+
+    def _send_states(
+        self, room: Room, presence: frozenset[int], due: list[tuple[Connection, int | None]]
+    ) -> None:
+        now = self._service.clock()
+        info = state_messages.room_info(room, presence, now, self._bots.takeovers(room.code, now))
+        parts = state_messages.seat_view_parts(
+            room, sorted({i for _, i in due}, key=lambda i: -1 if i is None else i)
+        )
+        # One frame per (seat, format, version last sent): connections of one seat may be at
+        # different versions, and each must hear of every move since its own. Usually they
+        # all had the previous version, so this is one frame per (seat, format) as ever.
+        keys = list(dict.fromkeys((index, conn.fmt, conn.sent_version) for conn, index in due))
+        events = {after: state_messages.events_since(room, after) for _, _, after in keys}
+        frames: dict[tuple[int | None, Format, int], Frame] = {}
+        for fmt in {f for _, f, _ in keys}:
+            wanted = [(i, after) for i, f, after in keys if f is fmt]
+            encoded = state_messages.state_frames(
+                room, info, parts, [(i, events[a]) for i, a in wanted], fmt
+            )
+            frames.update(zip(((i, fmt, a) for i, a in wanted), encoded, strict=True))
+        chat: dict[Format, Frame] = {}
+        for conn, index in due:
+            frame = frames[(index, conn.fmt, conn.sent_version)]
+            conn.sent_version = room.version
+            conn.sent_presence = presence
+            if conn.push(frame):
+                self._metrics.views += 1
+            if conn.sent_chat != room.chat_total:
+                conn.sent_chat = room.chat_total
+                if conn.fmt not in chat:
+                    chat[conn.fmt] = encode(state_messages.chat_message(room), conn.fmt)
+                conn.push(chat[conn.fmt])
+            if conn.overflowed:
+                self._metrics.dropped += 1
+                self.detach(conn)
+
+    def _rewind(self, code: str, above: int) -> None:
+        if code in self._rewinding:
+            return
+        self._rewinding.add(code)
+        self._metrics.rewinds += 1
+        log.warning("room %s is older in the store than v%d: renumbering", code, above)
+        self._background(self._renumber(code, above))
+
+    async def _renumber(self, code: str, above: int) -> None:
+        clock = self._service.clock
+        try:
+            await self._service.change(code, lambda r: commands.renumber(r, above, clock()))
+        except (ParlorError, StoreError) as exc:
+            log.info("renumbering %s skipped: %s", code, exc)
+            self.refresh(code)
+        finally:
+            self._rewinding.discard(code)
+
+    def _revoke(self, conn: Connection) -> None:
+        """The connection's seat was given up or taken away (kick, leave from another tab)."""
+        conn.send(error(ErrorCode.KICKED, "This seat is no longer yours"))
+        conn.close_after_pending(CloseCode.KICKED, "seat revoked")
+        self.detach(conn)

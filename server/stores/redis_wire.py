@@ -1,0 +1,351 @@
+"""A lean Redis connection for the one command on every action's path (the save script), and
+for the notice subscriptions.
+
+redis-py's asyncio client spends ~150-170 µs of CPU on one call here (its connection pool,
+retry wrapper, event dispatch and stream layers), against ~75 µs for the same call on this
+connection (``python -m bench.redis_client_cost``). A save is made for every accepted action,
+so :class:`~server.stores.redis_store.RedisStore` sends its save script on this connection, and
+subscribes to notices on another, when the store is one plain Redis (``redis://``);
+everything else (reads, creation, presence, a Redis Cluster, TLS or a Unix socket) stays on
+redis-py.
+
+It keeps the promises redis-py's write client made here:
+
+- **A call never waits longer than ``timeout``**, connecting, the handshake (AUTH, SELECT)
+  and a ``NOSCRIPT`` fallback included: one deadline per call. Replies come in order, so when
+  the oldest call's time is up the connection is closed and every call on it fails with
+  redis-py's ``TimeoutError``: their outcome is unknown, as with a lost reply, and the store's
+  caller finds out by reading the record again (``server/stores/store.py``).
+- **No write is ever sent twice.** A lost connection fails every call on it with redis-py's
+  ``ConnectionError``, and a call meeting a connection that is closed or closing fails before
+  anything is written; the next call opens a new connection. Nothing is retried, except a
+  script Redis did not know (``NOSCRIPT``: it did not run), which is sent whole once.
+- Redis's own error replies are redis-py's ``ResponseError``; a connection Redis refuses with
+  an error (at ``maxclients``, in protected mode) fails with that error.
+- A peer gone without a word is noticed by TCP keepalive (see :func:`_keep_alive`).
+
+Calls are pipelined: several rooms' saves share the connection, each awaiting its own reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import socket
+from collections.abc import Callable, Sequence
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+import hiredis
+from redis.asyncio.connection import parse_url
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+Arg = bytes | str | int
+
+_NOT_YET = object()
+
+
+def lean_url(url: str) -> bool:
+    """Whether :class:`LeanConnection` can serve ``url``: a plain TCP ``redis://`` URL."""
+    return urlsplit(url).scheme == "redis"
+
+
+def encode(args: tuple[Arg, ...]) -> bytes:
+    """One command in RESP: an array of bulk strings."""
+    parts = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        if type(arg) is bytes:
+            data = arg
+        elif type(arg) is str:
+            data = arg.encode()
+        elif type(arg) is int:
+            data = b"%d" % arg
+        else:
+            raise TypeError(f"a Redis argument must be bytes, str or int, not {type(arg)!r}")
+        parts.append(b"$%d\r\n" % len(data))
+        parts.append(data)
+        parts.append(b"\r\n")
+    return b"".join(parts)
+
+
+def _keep_alive(link: _Link) -> None:
+    """TCP keepalive on the link's socket, probing after 30 s of silence, so that a peer gone
+    without a word (a dropped NAT entry, a dead host) is noticed within about a minute rather
+    than the system's two hours: waiting calls then fail, a subscriber is made again."""
+    transport = link.transport
+    sock = None if transport is None else transport.get_extra_info("socket")
+    if sock is None:
+        return
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+    for name, value in (("TCP_KEEPIDLE", 30), ("TCP_KEEPINTVL", 10), ("TCP_KEEPCNT", 3)):
+        if hasattr(socket, name):
+            sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, name), value)
+
+
+class _Link(asyncio.Protocol):
+    """One TCP connection: replies are handed to the waiting calls in order.
+
+    Once ``pushes`` is set (the connection subscribed), every reply is handed to it instead:
+    a subscribed connection gets only pushed messages and confirmations."""
+
+    def __init__(self, owner: LeanConnection) -> None:
+        self._owner = owner
+        self.pushes: Callable[[Any], None] | None = None
+        self._reader = hiredis.Reader(replyError=ResponseError, notEnoughData=_NOT_YET)
+        self.transport: asyncio.Transport | None = None
+        #: Calls sent and not answered, oldest first: (future, deadline).
+        self.waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
+        self.closed = False
+        #: Why it closed (the first failure), for the calls that come after.
+        self.why = ""
+        self._watchdog: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # uvloop's transports are not asyncio.Transport subclasses, but have its methods.
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        reader = self._reader
+        reader.feed(data)
+        waiting = self.waiting
+        while True:
+            if self.closed:  # failed, or dropped by a push
+                return
+            try:
+                reply = reader.gets()
+            except hiredis.ProtocolError as exc:
+                self.fail(RedisConnectionError(f"Redis sent a malformed reply: {exc}"))
+                return
+            if reply is _NOT_YET:
+                return
+            if self.pushes is not None:
+                if isinstance(reply, ResponseError):
+                    self.fail(RedisConnectionError(f"Redis refused a subscription: {reply}"))
+                    return
+                self.pushes(reply)
+                continue
+            if not waiting:
+                # Redis at its client limit, or in protected mode, answers a new connection
+                # with an error and closes it.
+                why = reply if isinstance(reply, ResponseError) else "a reply nobody asked for"
+                self.fail(RedisConnectionError(f"Redis refused the connection: {why}"))
+                return
+            if isinstance(reply, ResponseError) and str(reply).startswith(_REFUSALS):
+                # The same greeting, come after a call was written (which Redis never read):
+                # a refused connection, for every call on it, not one call's error.
+                self.fail(RedisConnectionError(f"Redis refused the connection: {reply}"))
+                return
+            future, _ = waiting.popleft()
+            if not future.done():  # its caller may have been cancelled
+                if isinstance(reply, ResponseError):
+                    future.set_exception(reply)
+                else:
+                    future.set_result(reply)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.fail(RedisConnectionError(f"Connection to Redis lost: {exc or 'closed'}"))
+
+    def send(self, data: bytes, deadline: float) -> asyncio.Future[Any]:
+        """Write one command; its reply's future. A link that is closed or closing takes
+        nothing: RedisConnectionError, and nothing was written."""
+        self.write(data)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.waiting.append((future, deadline))
+        if self._watchdog is None:
+            self._watch(deadline)
+        return future
+
+    def write(self, data: bytes) -> None:
+        transport = self.transport
+        if self.closed or transport is None or transport.is_closing():
+            raise RedisConnectionError(self.why or "The connection to Redis is closed")
+        try:
+            transport.write(data)
+        except (RuntimeError, OSError) as exc:  # uvloop: "the handler is closed"
+            self.fail(RedisConnectionError(f"Connection to Redis lost: {exc}"))
+            raise RedisConnectionError(f"Connection to Redis lost: {exc}") from exc
+
+    def _watch(self, deadline: float) -> None:
+        self._watchdog = asyncio.get_running_loop().call_at(deadline, self._check)
+
+    def _check(self) -> None:
+        """The oldest call's time is up, or its reply came and the next one is watched."""
+        self._watchdog = None
+        if not self.waiting:
+            return
+        deadline = self.waiting[0][1]
+        if asyncio.get_running_loop().time() >= deadline:
+            self.fail(RedisTimeoutError("Timeout reading from Redis"))
+        else:
+            self._watch(deadline)
+
+    def fail(self, exc: Exception) -> None:
+        """Close the connection and fail every call waiting on it (their outcome is unknown)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.why = str(exc)
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        waiting, self.waiting = self.waiting, collections.deque()
+        for future, _ in waiting:
+            if not future.done():
+                future.set_exception(exc)
+        if self.transport is not None:
+            self.transport.abort()
+        self._owner._lost(self)
+
+
+#: How Redis's greeting begins when it refuses a new connection (at ``maxclients``, in
+#: protected mode) and closes it. No command is ever answered so.
+_REFUSALS = ("ERR max number of clients reached", "DENIED ")
+
+
+class LeanConnection:
+    """A pipelined connection to one Redis (``redis://[user:password@]host:port/db``)."""
+
+    def __init__(self, url: str, timeout: float) -> None:
+        if not lean_url(url):
+            raise ValueError(f"not a plain redis:// URL: {url!r}")
+        options = parse_url(url)
+        self._host: str = options.get("host", "localhost")
+        self._port: int = int(options.get("port", 6379))
+        self._username: str | None = options.get("username")
+        self._password: str | None = options.get("password")
+        self._db: int = int(options.get("db", 0))
+        self._timeout = timeout
+        self._link: _Link | None = None
+        self._opening: asyncio.Future[_Link] | None = None
+        self._shas: dict[str, str] = {}
+        self._on_lost: Callable[[], None] | None = None
+        self._closed = False
+
+    async def call(self, *args: Arg, deadline: float | None = None) -> Any:
+        """Send one command and wait for its reply, at most until ``deadline`` (by the
+        loop's clock; ``timeout`` from now by default), connecting first if need be: the
+        connection, its handshake and the reply all count against the one deadline."""
+        loop = asyncio.get_running_loop()
+        if deadline is None:
+            deadline = loop.time() + self._timeout
+        link = self._link
+        if link is None or link.closed:
+            link = await self._open(deadline)
+        if link.pushes is not None:
+            raise RuntimeError("a subscribed connection takes no calls")
+        if loop.time() >= deadline:
+            raise RedisTimeoutError("Timeout before the command was sent to Redis")
+        return await link.send(encode(args), deadline)
+
+    async def evalsha(self, script: str, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
+        """Run ``script`` by its SHA-1; if Redis does not have it (a restart, SCRIPT FLUSH),
+        send it whole once: a ``NOSCRIPT`` reply means it did not run. Both count against one
+        ``timeout``."""
+        deadline = asyncio.get_running_loop().time() + self._timeout
+        sha = self._shas.get(script)
+        if sha is None:
+            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
+        try:
+            return await self.call("EVALSHA", sha, len(keys), *keys, *args, deadline=deadline)
+        except ResponseError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await self.call("EVAL", script, len(keys), *keys, *args, deadline=deadline)
+
+    async def _open(self, deadline: float) -> _Link:
+        """One connection at a time is opened, within ``timeout`` of starting; every call
+        waiting for it shares it, and waits at most until its own deadline."""
+        if self._closed:
+            raise RedisConnectionError("Connection closed")
+        if self._opening is None:
+            self._opening = asyncio.ensure_future(self._connect())
+            self._opening.add_done_callback(self._opened)
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await asyncio.shield(self._opening)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Timeout connecting to Redis {self._where}") from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # this caller is cancelled
+            raise RedisConnectionError("Connection closed") from None  # aclose() came first
+
+    def _opened(self, opening: asyncio.Future[_Link]) -> None:
+        self._opening = None
+        if opening.cancelled() or opening.exception() is not None:
+            return
+        link = opening.result()
+        if self._closed:
+            link.fail(RedisConnectionError("Connection closed"))
+        elif not link.closed:
+            self._link = link
+
+    async def _connect(self) -> _Link:
+        loop = asyncio.get_running_loop()
+        # The connection and its handshake together take at most ``timeout``.
+        deadline = loop.time() + self._timeout
+        try:
+            async with asyncio.timeout_at(deadline):
+                _, link = await loop.create_connection(lambda: _Link(self), self._host, self._port)
+        except TimeoutError:
+            raise RedisTimeoutError(f"Timeout connecting to Redis {self._where}") from None
+        except OSError as exc:
+            raise RedisConnectionError(f"Error connecting to Redis {self._where}: {exc}") from exc
+        _keep_alive(link)
+        try:
+            if self._password is not None:
+                auth: tuple[Arg, ...] = (self._password,)
+                if self._username:
+                    auth = (self._username, self._password)
+                await link.send(encode(("AUTH", *auth)), deadline)
+            if self._db:
+                await link.send(encode(("SELECT", self._db)), deadline)
+        except BaseException:
+            link.fail(RedisConnectionError(f"Redis {self._where} refused the handshake"))
+            raise
+        return link
+
+    @property
+    def _where(self) -> str:
+        return f"{self._host}:{self._port}"
+
+    def _lost(self, link: _Link) -> None:
+        if self._link is link:
+            self._link = None
+        if self._on_lost is not None and link.pushes is not None:
+            self._on_lost()
+
+    async def subscribe(self, pushes: Callable[[Any], None], on_lost: Callable[[], None]) -> None:
+        """Make this a subscriber's connection: from now on every reply (pushed messages,
+        subscription confirmations) goes to ``pushes``, and ``on_lost`` is called once if the
+        connection is lost. Only :meth:`send` may be used on it afterwards."""
+        link = self._link
+        if link is None or link.closed:
+            link = await self._open(asyncio.get_running_loop().time() + self._timeout)
+        self._on_lost = on_lost
+        link.pushes = pushes
+
+    def drop(self, why: str) -> None:
+        """Close the connection now (a subscriber's ``on_lost`` is called)."""
+        link = self._link
+        if link is not None:
+            link.fail(RedisConnectionError(why))
+
+    def send(self, *args: Arg) -> None:
+        """Write a command to a subscribed connection; its confirmation is pushed."""
+        link = self._link
+        if link is None:
+            raise RedisConnectionError("The subscription connection is closed")
+        link.write(encode(args))
+
+    async def aclose(self) -> None:
+        self._closed = True
+        link, self._link = self._link, None
+        if link is not None and not link.closed:
+            link.fail(RedisConnectionError("Connection closed"))
+        if self._opening is not None:
+            self._opening.cancel()
