@@ -16,6 +16,20 @@ from rules.registry import get_game
 from server.fairplay.records import commitment
 
 
+@dataclass(slots=True)
+class Memo:
+    """Forms derived from an immutable part of the record, each made at most once: the part's
+    value never changes (a change makes a new part, with a new, empty memo), so neither do
+    they. The only mutable thing a record holds, and it holds nothing the record's value does
+    not determine."""
+
+    #: The part as msgpack (see :func:`encode`).
+    wire: bytes | None = None
+    #: The part as state messages show it (:mod:`server.transport.state_messages`): a seat's
+    #: (connected, entry), a move's entry.
+    shown: Any = None
+
+
 class Phase(StrEnum):
     LOBBY = "lobby"
     PLAYING = "playing"
@@ -48,13 +62,7 @@ class Seat:
     #: server before parlor-deal/2 holds a plain contribution in this place of the stored
     #: seat; it is read as none, and the browser commits.)
     commitment: str = ""
-    #: The packed form, made when the record is first encoded (see :func:`encode`).
-    wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
-    #: The seat as state messages last showed it: (connected, entry); see
-    #: :func:`server.transport.state_messages.seat_info`.
-    shown: tuple[bool, dict[str, Any]] | None = field(
-        default=None, init=False, repr=False, compare=False
-    )
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @property
     def bot(self) -> bool:
@@ -73,7 +81,7 @@ class ChatLine:
     name: str
     text: str
     at: float
-    wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     def form(self) -> list[Any]:
         return [self.seat_id, self.name, self.text, self.at]
@@ -91,9 +99,7 @@ class Move:
     #: Who made the move (as a record's ``by``): "act" (the seat's player), "bot" (a bot seat,
     #: or a bot playing for an away person), "timeout" or "takeover".
     by: str = "act"
-    wire: bytes | None = field(default=None, init=False, repr=False, compare=False)
-    #: The move as state messages show it, made once (see :meth:`shown`).
-    entry: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     def form(self) -> list[Any]:
         if self.by == "act":
@@ -103,12 +109,12 @@ class Move:
     def shown(self) -> dict[str, Any]:
         """The move in a state message's ``events``: one read-only dict every message that
         lists this move shares (a move is immutable). ``by`` only when it is not "act"."""
-        entry = self.entry
+        entry: dict[str, Any] | None = self.memo.shown
         if entry is None:
             entry = {"version": self.version, "seat": self.seat, "events": list(self.events)}
             if self.by != "act":
                 entry["by"] = self.by
-            object.__setattr__(self, "entry", entry)
+            self.memo.shown = entry
         return entry
 
 
@@ -296,6 +302,7 @@ def _plain(room: Room) -> dict[str, Any]:
     """The record's fields but the four packed on their own: the state
     (``Game.pack_state``), and the seats, chat and moves (:func:`_packed`)."""
     return {
+        "form": RECORD_FORM,
         "code": room.code,
         "game": room.game_id,
         "options": room.options,
@@ -322,12 +329,12 @@ def _plain(room: Room) -> dict[str, Any]:
 
 def _packed(part: Seat | ChatLine | Move) -> bytes:
     """A part's packed form, made once per object: the parts are immutable, and a changed
-    one is a new object (``replace`` does not copy ``wire``, an ``init=False`` field)."""
-    wire = part.wire
-    if wire is None:
-        wire = pack(part.form())
-        object.__setattr__(part, "wire", wire)
-    return wire
+    one is a new object, with a new memo (``replace`` does not copy ``memo``, an ``init=False``
+    field)."""
+    memo = part.memo
+    if memo.wire is None:
+        memo.wire = pack(part.form())
+    return memo.wire
 
 
 def _array(parts: tuple[Seat, ...] | tuple[ChatLine, ...] | tuple[Move, ...]) -> bytes:
@@ -339,8 +346,19 @@ _STATE_KEY, _NIL = pack("state"), pack(None)
 _SEATS_KEY, _CHAT_KEY, _MOVES_KEY = pack("seats"), pack("chat"), pack("moves")
 
 
+#: The stored record's form, its first field: in form 2 every field is there, each seat, deal
+#: and acknowledgement with all of its places. Records stored before it (no "form": form 1)
+#: may lack what was added since; :func:`_from_form_1` fills it in, the one place that knows.
+RECORD_FORM = 2
+
+
 def decode(data: bytes) -> Room:
     raw = unpack(data)
+    form = raw.get("form", 1)
+    if form == 1:
+        raw = _from_form_1(raw)
+    elif form != RECORD_FORM:
+        raise ValueError(f"a room record of form {form!r}; this server reads 1 and {RECORD_FORM}")
     game = get_game(raw["game"])
     return Room(
         code=raw["code"],
@@ -348,9 +366,7 @@ def decode(data: bytes) -> Room:
         options=raw["options"],
         version=raw["version"],
         phase=Phase(raw["phase"]),
-        # A room stored before parlor-deal/2 (it has no "sealing") holds a seat's plain
-        # contribution where a commitment now is: it is not read as one.
-        seats=tuple(_seat(s, "sealing" in raw) for s in raw["seats"]),
+        seats=tuple(_seat(s) for s in raw["seats"]),
         host=raw["host"],
         locked=raw["locked"],
         turn_timer=raw["turn_timer"],
@@ -362,18 +378,53 @@ def decode(data: bytes) -> Room:
         next_id=raw["next_id"],
         created_at=raw["created_at"],
         changed_at=raw["changed_at"],
-        secret=raw.get("secret", ""),
-        created_by=raw.get("created_by", ""),
-        deadline=raw.get("deadline", 0.0),
+        secret=raw["secret"],
+        created_by=raw["created_by"],
+        deadline=raw["deadline"],
+        # A move played by the seat's player is stored without its "by" (most are).
         moves=tuple(
-            Move(m[0], m[1], tuple(m[2]), m[3] if len(m) > 3 else "act")
-            for m in raw.get("moves", ())
+            Move(m[0], m[1], tuple(m[2]), m[3] if len(m) > 3 else "act") for m in raw["moves"]
         ),
-        next_seed=raw.get("next_seed", ""),
-        next_commitment=raw.get("next_commitment", ""),
-        deal=None if raw.get("deal") is None else _deal(raw["deal"]),
-        sealing=None if raw.get("sealing") is None else _sealing(raw["sealing"]),
+        next_seed=raw["next_seed"],
+        next_commitment=raw["next_commitment"],
+        deal=None if raw["deal"] is None else _deal(raw["deal"]),
+        sealing=None if raw["sealing"] is None else _sealing(raw["sealing"]),
     )
+
+
+def _from_form_1(raw: dict[str, Any]) -> dict[str, Any]:
+    """A record stored before forms (form 1) as form 2 has it: the fields added since, with
+    the value they had before they existed."""
+    two = {
+        "secret": "",
+        "created_by": "",
+        "deadline": 0.0,
+        "moves": [],
+        "next_seed": "",
+        "next_commitment": "",
+        "deal": None,
+        "sealing": None,
+        **raw,
+        "form": 2,
+    }
+    # A room stored before parlor-deal/2 (it has no "sealing") holds a seat's plain
+    # contribution where a commitment now is: it is not read as one.
+    sealed = "sealing" in raw
+    seats = []
+    for seat in raw["seats"]:
+        acks = [
+            [a[0], a[1], a[2] if len(a) > 2 else ""] for a in (seat[5] if len(seat) > 5 else ())
+        ]
+        covered = seat[6] if len(seat) > 6 else 0
+        level = seat[7] if len(seat) > 7 else DEFAULT_BOT_LEVEL
+        commitment = seat[8] if sealed and len(seat) > 8 else ""
+        seats.append([*seat[:5], acks, covered, level, commitment])
+    two["seats"] = seats
+    deal = two["deal"]
+    if deal is not None and len(deal) == 5:
+        # A deal stored before parlor-deal/2: format 1, no commitments.
+        two["deal"] = [*deal, [], 1]
+    return two
 
 
 def _deal_form(deal: Deal) -> list[Any]:
@@ -384,10 +435,7 @@ def _deal_form(deal: Deal) -> list[Any]:
 
 
 def _deal(raw: list[Any]) -> Deal:
-    # A deal stored before parlor-deal/2 has five fields: format 1.
-    commitments = tuple(raw[5]) if len(raw) > 5 else ()
-    fmt = raw[6] if len(raw) > 6 else 1
-    return Deal(raw[0], raw[1], raw[2], tuple(raw[3]), raw[4], commitments, fmt)
+    return Deal(raw[0], raw[1], raw[2], tuple(raw[3]), raw[4], tuple(raw[5]), raw[6])
 
 
 def _sealing(raw: list[Any]) -> Sealing:
@@ -396,10 +444,6 @@ def _sealing(raw: list[Any]) -> Sealing:
     return Sealing(raw[0], raw[1], raw[2], locked, revealed)
 
 
-def _seat(raw: list[Any], commitments: bool = True) -> Seat:
-    kept = raw[5] if len(raw) > 5 else ()
-    acks = tuple((int(a[0]), int(a[1]), str(a[2]) if len(a) > 2 else "") for a in kept)
-    covered = raw[6] if len(raw) > 6 else 0
-    level = raw[7] if len(raw) > 7 else DEFAULT_BOT_LEVEL
-    commitment = raw[8] if commitments and len(raw) > 8 else ""
-    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, covered, level, commitment)
+def _seat(raw: list[Any]) -> Seat:
+    acks = tuple((int(a[0]), int(a[1]), str(a[2])) for a in raw[5])
+    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, raw[6], raw[7], raw[8])

@@ -106,11 +106,11 @@ def seat_info(seat: Seat, connected: frozenset[int]) -> dict[str, Any]:
     on = seat.id in connected
     # One read-only dict per seat object and presence, shared by every message that shows it
     # (a seat is immutable: a change makes a new one).
-    shown = seat.shown
+    shown = seat.memo.shown
     if shown is not None and shown[0] is on:
-        return shown[1]
+        return shown[1]  # type: ignore[no-any-return]
     info: dict[str, Any] = {"id": seat.id, "name": seat.name, "connected": on}
-    object.__setattr__(seat, "shown", (on, info))
+    seat.memo.shown = (on, info)
     if seat.bot:
         info["bot"] = True
         info["level"] = seat.level

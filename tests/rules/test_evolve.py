@@ -89,9 +89,9 @@ def test_replace_equals_dataclasses_replace_for_every_field_of_every_dataclass(
 def test_replace_resets_init_false_fields_to_their_default() -> None:
     room = _played_rooms("numberswap", 4, 5)[-1]
     seat = room.seats[0]
-    assert seat.wire is not None  # packed by rooms.encode
-    assert replace(seat, name="Other").wire is None
-    assert dataclasses.replace(seat, name="Other").wire is None
+    assert seat.memo.wire is not None  # packed by rooms.encode
+    assert replace(seat, name="Other").memo.wire is None
+    assert dataclasses.replace(seat, name="Other").memo.wire is None
 
 
 def test_replace_refuses_unknown_and_init_false_fields() -> None:

@@ -230,6 +230,7 @@ def test_the_record_reuses_packed_parts_and_is_the_bytes_pack_gives_its_fields()
 
     def whole(room: Room) -> bytes:
         fields = {
+            "form": rooms.model.RECORD_FORM,
             "code": room.code, "game": room.game_id, "options": room.options,
             "version": room.version, "phase": room.phase.value,
             "host": room.host, "locked": room.locked,
@@ -319,8 +320,41 @@ def test_a_bots_level_survives_the_stored_form_and_old_records_read_as_normal() 
     again = rooms.decode(rooms.encode(room))
     assert again.seats[1].level == "easy" and again.seats[1].bot
     old = unpack(rooms.encode(room))
+    del old["form"]  # a record stored before forms, and before levels
     old["seats"] = [s[:6] for s in old["seats"]]
     assert rooms.decode(pack(old)).seats[1].level == "normal"
+
+
+def test_a_record_stored_before_forms_reads_with_the_defaults_of_what_came_since() -> None:
+    """Form 1 (no "form" field): each field added since is read as it was before it existed."""
+    room = playing(2)
+    old = unpack(rooms.encode(room))
+    del old["form"]
+    for key in ("secret", "created_by", "deadline", "moves", "next_seed", "next_commitment"):
+        del old[key]
+    old["seats"] = [[*s[:5], [a[:2] for a in s[5]]] for s in old["seats"]]
+    assert old["deal"] is not None
+    old["deal"] = old["deal"][:5]
+    again = rooms.decode(pack(old))
+    assert (again.secret, again.created_by, again.deadline, again.moves) == ("", "", 0.0, ())
+    assert [(s.covered, s.level, s.commitment) for s in again.seats] == [(0, "normal", "")] * 2
+    assert all(ack[2] == "" for s in again.seats for ack in s.acks)
+    assert again.deal is not None and (again.deal.format, again.deal.commitments) == (1, ())
+    assert again.state == room.state and again.version == room.version
+
+
+def test_a_record_of_form_2_is_read_as_written_not_guessed() -> None:
+    """Form 2 has every field and every place: one missing is a broken record, not an old
+    one, and reading it fails rather than filling in a default."""
+    raw = unpack(rooms.encode(playing(2)))
+    assert raw["form"] == 2 and next(iter(raw)) == "form"
+    short = {**raw, "seats": [s[:6] for s in raw["seats"]]}
+    with pytest.raises(IndexError):
+        rooms.decode(pack(short))
+    with pytest.raises(KeyError):
+        rooms.decode(pack({k: v for k, v in raw.items() if k != "secret"}))
+    with pytest.raises(ValueError, match="form 3"):
+        rooms.decode(pack({**raw, "form": 3}))
 
 
 def test_how_many_moves_a_bot_covered_survives_the_stored_form() -> None:

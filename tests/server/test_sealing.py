@@ -302,7 +302,7 @@ def _stored_before_parlor_deal_2(room: Room, contributions: list[str]) -> bytes:
     """``room`` as a server before parlor-deal/2 stored it: no ``sealing``, and each seat's
     plain contribution (16 to 64 hex digits) where the commitment now is."""
     raw = unpack(rooms.encode(room))
-    del raw["sealing"]
+    del raw["form"], raw["sealing"]
     for seat, value in zip(raw["seats"], contributions, strict=True):
         seat[8] = value
     return pack(raw)
@@ -326,7 +326,10 @@ def test_a_room_stored_before_parlor_deal_2_does_not_read_contributions_as_commi
 
 
 def test_a_deal_stored_before_parlor_deal_2_reads_as_format_1() -> None:
-    assert rooms.model._deal([1, SERVER_SEED, "c" * 64, ["ab" * 8, ""], True]).format == 1
+    raw = unpack(rooms.encode(_lobby()))
+    del raw["form"]
+    raw["deal"] = [1, SERVER_SEED, "c" * 64, ["ab" * 8, ""], True]
+    assert rooms.decode(pack(raw)).deal.format == 1  # type: ignore[union-attr]
 
 
 # -- over real servers -------------------------------------------------------------------------

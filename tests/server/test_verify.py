@@ -1045,7 +1045,7 @@ def _unsealed_game() -> tuple[rooms.Room, Record]:
         "XLDRM", "floor", None, 0, commands.Context(now=1.0), secret="s", created_by="c"
     )
     raw = unpack(rooms.encode(room))
-    for key in ("next_seed", "next_commitment", "deal"):
+    for key in ("form", "next_seed", "next_commitment", "deal"):
         raw.pop(key, None)
     old = rooms.decode(pack(raw))
     assert old.next_seed == "" and "next_deal" not in state_messages.room_info(

@@ -92,16 +92,8 @@ def bump(room: Room, now: float, *, max_pause: float = math.inf, **changes: Any)
     new = replace(room, version=room.version + 1, changed_at=now, **changes)
     deadline = turn_deadline(room, new, now, max_pause)
     if deadline != new.deadline:
-        # ``new`` was made on the line above and nothing else holds it yet: its deadline is
-        # set on it rather than on a second copy of the room.
-        settle(new, "deadline", deadline)
+        new = replace(new, deadline=deadline)
     return new
-
-
-def settle(fresh: Room, name: str, value: Any) -> None:
-    """Set a field of a room made by this module that no one else has seen yet (so it is
-    not yet anyone's immutable value): one copy of the room fewer per command."""
-    object.__setattr__(fresh, name, value)
 
 
 def pause_limit(room: Room) -> float | None:

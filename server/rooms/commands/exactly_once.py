@@ -12,7 +12,7 @@ from rules.codec import pack
 from rules.evolve import replace
 from server.errors import ErrorCode, RoomError
 from server.rooms import Room
-from server.rooms.commands.core import ACKS_KEPT, MAX_SEQ_STEP, Change, find_seat, settle, with_seat
+from server.rooms.commands.core import ACKS_KEPT, MAX_SEQ_STEP, Change, find_seat, with_seat
 
 # -- tokens and keys -----------------------------------------------------------------------------
 
@@ -99,11 +99,5 @@ def sequenced(
     if index is not None:
         seat = new.seats[index]
         acks = (*seat.acks, (seq, new.version, digest))[-ACKS_KEPT:]
-        seats = with_seat(new, index, replace(seat, last_seq=seq, acks=acks))
-        if new is not room and new.version > room.version:
-            # The command's own new room, held by nothing but its change yet (every command
-            # that changes a room makes it anew, through bump).
-            settle(new, "seats", seats)
-        else:
-            new = replace(new, seats=seats)
+        new = replace(new, seats=with_seat(new, index, replace(seat, last_seq=seq, acks=acks)))
     return replace(change, room=new, entry={**change.entry, "seq": seq})
