@@ -328,7 +328,7 @@ function drawnSpot(view, ctx) {
     drawn === null
       ? h("span", { class: "ns-card ns-slot", "data-anim": "drawn" })
       : h("span", { class: [...look(upCard(drawn)), "drawn-card"], "data-anim": "drawn" }, face(upCard(drawn))),
-    pileLabel(drawn === null ? "Drawn card" : who),
+    pileLabel(drawn === null ? "Drawn card" : drew),
   );
 }
 
@@ -584,8 +584,8 @@ export function seat(view, s, ctx) {
 // -- the feed -----------------------------------------------------------------------------------------
 
 /** One ticker / log line for one event, in players' words. */
-export function eventText(event, who, ctx) {
-  const seatOf = event.seat ?? who;
+export function eventText(event, mover, ctx) {
+  const seatOf = event.seat ?? mover;
   const name = seatOf === null || seatOf === undefined ? "Someone" : ctx.names(seatOf);
   switch (event.type) {
     case "flipped_initial":
