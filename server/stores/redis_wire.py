@@ -20,8 +20,12 @@ It keeps the promises redis-py's write client made here:
   ``ConnectionError``, and a call meeting a connection that is closed or closing fails before
   anything is written; the next call opens a new connection. Nothing is retried, except a
   script Redis did not know (``NOSCRIPT``: it did not run), which is sent whole once.
-- Redis's own error replies are redis-py's ``ResponseError``; a connection Redis refuses with
-  an error (at ``maxclients``, in protected mode) fails with that error.
+- **Redis's error replies are redis-py's own exceptions**, made by redis-py's own parser
+  table (:class:`_Errors`): ``NoScriptError``, ``ReadOnlyError``, ``OutOfMemoryError``,
+  ``AuthenticationError``... An error redis-py counts as a connection error (at
+  ``maxclients``, a wrong password, ``LOADING``) closes the connection, as redis-py does, and
+  fails every call on it with that class; so does a connection Redis refuses (in protected
+  mode).
 - A peer gone without a word is noticed by TCP keepalive (see :func:`_keep_alive`).
 
 Calls are pipelined: several rooms' saves share the connection, each awaiting its own reply.
@@ -38,14 +42,29 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import hiredis
+from redis._parsers import BaseParser
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Arg = bytes | str | int
 
 _NOT_YET = object()
+
+
+class _Errors(BaseParser):
+    """redis-py's table of error replies (``BaseParser.EXCEPTION_CLASSES``, read by redis-py's
+    own ``parse_error``), plus the one greeting it does not name: ``DENIED``, which Redis in
+    protected mode sends instead of serving a new connection, and then closes it (redis-py
+    would fail the first call with it as a ``ResponseError``, and the next with a lost
+    connection). Only its class method is used; it is never made."""
+
+    EXCEPTION_CLASSES = {**BaseParser.EXCEPTION_CLASSES, "DENIED": RedisConnectionError}
+
+
+#: An error reply's message (without its ``-``) -> redis-py's exception for it.
+_error: Callable[[str], RedisError] = _Errors.parse_error
 
 
 def lean_url(url: str) -> bool:
@@ -94,7 +113,7 @@ class _Link(asyncio.Protocol):
     def __init__(self, owner: LeanConnection) -> None:
         self._owner = owner
         self.pushes: Callable[[Any], None] | None = None
-        self._reader = hiredis.Reader(replyError=ResponseError, notEnoughData=_NOT_YET)
+        self._reader = hiredis.Reader(replyError=_error, notEnoughData=_NOT_YET)
         self.transport: asyncio.Transport | None = None
         #: Calls sent and not answered, oldest first: (future, deadline).
         self.waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
@@ -122,25 +141,25 @@ class _Link(asyncio.Protocol):
             if reply is _NOT_YET:
                 return
             if self.pushes is not None:
-                if isinstance(reply, ResponseError):
+                if isinstance(reply, RedisError):
                     self.fail(RedisConnectionError(f"Redis refused a subscription: {reply}"))
                     return
                 self.pushes(reply)
                 continue
-            if not waiting:
+            if not waiting or isinstance(reply, RedisConnectionError):
                 # Redis at its client limit, or in protected mode, answers a new connection
-                # with an error and closes it.
-                why = reply if isinstance(reply, ResponseError) else "a reply nobody asked for"
-                self.fail(RedisConnectionError(f"Redis refused the connection: {why}"))
-                return
-            if isinstance(reply, ResponseError) and str(reply).startswith(_REFUSALS):
-                # The same greeting, come after a call was written (which Redis never read):
-                # a refused connection, for every call on it, not one call's error.
-                self.fail(RedisConnectionError(f"Redis refused the connection: {reply}"))
+                # with an error and closes it; that greeting may also come after a call was
+                # written (which Redis never read). And an error redis-py counts as the
+                # connection's rather than the call's (a wrong password, a Redis still
+                # loading) closes the connection in redis-py too. Every call on it fails,
+                # with the error's class.
+                why = reply if isinstance(reply, RedisError) else "a reply nobody asked for"
+                kind = type(why) if isinstance(why, RedisConnectionError) else RedisConnectionError
+                self.fail(kind(f"Redis refused the connection: {why}"))
                 return
             future, _ = waiting.popleft()
             if not future.done():  # its caller may have been cancelled
-                if isinstance(reply, ResponseError):
+                if isinstance(reply, RedisError):
                     future.set_exception(reply)
                 else:
                     future.set_result(reply)
@@ -200,11 +219,6 @@ class _Link(asyncio.Protocol):
         self._owner._lost(self)
 
 
-#: How Redis's greeting begins when it refuses a new connection (at ``maxclients``, in
-#: protected mode) and closes it. No command is ever answered so.
-_REFUSALS = ("ERR max number of clients reached", "DENIED ")
-
-
 class LeanConnection:
     """A pipelined connection to one Redis (``redis://[user:password@]host:port/db``)."""
 
@@ -250,9 +264,8 @@ class LeanConnection:
             sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
         try:
             return await self.call("EVALSHA", sha, len(keys), *keys, *args, deadline=deadline)
-        except ResponseError as exc:
-            if not str(exc).startswith("NOSCRIPT"):
-                raise
+        except NoScriptError:
+            pass
         return await self.call("EVAL", script, len(keys), *keys, *args, deadline=deadline)
 
     async def _open(self, deadline: float) -> _Link:

@@ -12,9 +12,13 @@ from collections.abc import AsyncIterator
 
 import hiredis
 import pytest
+import redis.asyncio as aioredis
 from redis import Redis
+from redis._parsers import BaseParser
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import AuthenticationError, NoScriptError, RedisError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.codes import ALPHABET
@@ -85,6 +89,98 @@ def test_an_error_reply_is_a_response_error_and_the_connection_carries_on(
             with pytest.raises(ResponseError, match="unknown command"):
                 await first
             assert await second == b"after"
+        finally:
+            await lean.aclose()
+
+    run(body())
+
+
+def _error_replies() -> list[str]:
+    """An error reply for every entry of redis-py's parser table (each ``ERR`` message it
+    names, each code), as Redis sends them, and some it does not name."""
+    replies = []
+    for code, classes in BaseParser.EXCEPTION_CLASSES.items():
+        if isinstance(classes, dict):
+            replies += [f"{code} {message}" for message in classes]
+        elif code in ("ASK", "MOVED"):
+            replies.append(f"{code} 3999 127.0.0.1:6381")
+        else:
+            replies.append(f"{code} the rest of the message")
+    return [*replies, "ERR unknown command 'NOPE'", "WRONGTYPE Operation against a key"]
+
+
+class ErrorRedis:
+    """A stand-in for Redis on a free loopback port: ``PING`` is answered with the error
+    reply given, ``ECHO`` with its argument, anything else with ``+OK``."""
+
+    def __init__(self, reply: str) -> None:
+        self.reply = reply
+        self.server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> str:
+        self.server = await asyncio.start_server(self._serve, LOCALHOST, 0)
+        return f"redis://{LOCALHOST}:{self.server.sockets[0].getsockname()[1]}/0"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.server is not None
+        self.server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        parser = hiredis.Reader()
+        with contextlib.suppress(ConnectionError):
+            while data := await reader.read(65536):
+                parser.feed(data)
+                while (command := parser.gets()) is not False:
+                    name = command[0].upper()
+                    if name == b"PING":
+                        writer.write(b"-" + self.reply.encode() + b"\r\n")
+                    elif name == b"ECHO":
+                        writer.write(b"$%d\r\n%s\r\n" % (len(command[1]), command[1]))
+                    else:
+                        writer.write(b"+OK\r\n")
+        writer.close()
+
+
+@pytest.mark.parametrize("reply", _error_replies(), ids=lambda reply: reply[:40])
+async def test_an_error_reply_is_the_exception_redis_py_makes_of_it(reply: str) -> None:
+    """Each error reply is the exception redis-py's own client raises for it, made by
+    redis-py's own table (it was a ResponseError whatever the reply). One redis-py counts as
+    the connection's (a client limit, a wrong password, LOADING) closes the connection, as
+    redis-py does; any other leaves it serving."""
+    expected = BaseParser.parse_error(reply)
+    async with ErrorRedis(reply) as url:
+        lean = LeanConnection(url, timeout=2.0)
+        client = aioredis.Redis.from_url(url, retry=Retry(NoBackoff(), retries=0))
+        try:
+            with pytest.raises(RedisError) as ours:
+                await lean.call("PING")
+            with pytest.raises(RedisError) as theirs:
+                await client.execute_command("PING")
+            assert type(ours.value) is type(expected) is type(theirs.value)
+            if isinstance(expected, RedisConnectionError):
+                assert str(expected) in str(ours.value)
+                assert lean._link is None
+            else:
+                assert str(ours.value) == str(expected) == str(theirs.value)
+                assert lean._link is not None
+            assert await lean.call("ECHO", "next") == b"next"
+        finally:
+            await lean.aclose()
+            await client.aclose()
+
+
+def test_a_script_redis_does_not_know_is_redis_pys_no_script_error(
+    redis_url: str, run: Run
+) -> None:
+    """From a real Redis: what the NOSCRIPT fallback catches (it matched the message's
+    first word before)."""
+
+    async def body() -> None:
+        lean = LeanConnection(redis_url, timeout=2.0)
+        try:
+            with pytest.raises(NoScriptError):
+                await lean.call("EVALSHA", "0" * 40, 0)
+            assert await lean.call("ECHO", "on") == b"on"
         finally:
             await lean.aclose()
 
@@ -181,8 +277,10 @@ def test_the_password_and_database_of_the_url_are_used(run: Run) -> None:
                 await lean.aclose()
             with Redis(host=LOCALHOST, port=redis.port, password="s3cret", db=3) as client:
                 assert client.get("lean:db") == b"here"
+            # A wrong password is redis-py's AuthenticationError, as redis-py raises it (it was
+            # a bare ResponseError).
             wrong = LeanConnection(f"redis://:wrong@{LOCALHOST}:{redis.port}/0", timeout=2.0)
-            with pytest.raises(ResponseError):
+            with pytest.raises(AuthenticationError):
                 await wrong.call("PING")
             await wrong.aclose()
 
