@@ -24,15 +24,14 @@ from dataclasses import replace
 from server.errors import ParlorError, Stale
 from server.rooms import Phase, Room, commands
 from server.rooms.commands import Change
+from server.runtime.local import Due, LocalRoom
 from server.runtime.service import RoomService
 from server.stores.store import StoreError
 
 log = logging.getLogger(__name__)
 
 Plan = Callable[[Room], Change]
-#: A planned command: when it is due (loop time), the room it was planned on, what it is
-#: ("bot", "timeout", "takeover", "host" or "seal") and for whose seat (see Bots._command).
-_Due = tuple[float, Room, str, int | None]
+_Due = Due
 #: How long before its time a timer may fire and still count as on time.
 _EARLY = 0.002
 
@@ -56,22 +55,20 @@ class Bots:
         self._grace = grace
         #: Seat ids connected anywhere, per room (the hub's view of presence).
         self.presence_of: Callable[[str], frozenset[int]] = lambda code: frozenset()
-        # code -> ((version, presence) planned for, what is due, the soonest first)
-        self._plans: dict[str, tuple[tuple[int, frozenset[int]], list[_Due]]] = {}
-        # code -> (loop time, timer): one timer per room, at or before its soonest plan. A
-        # plan made after every move (the turn timer's timeout, due in a minute) does not
-        # re-arm it when the timer already fires sooner: firing early, it finds nothing due
-        # yet and sets itself for the soonest plan then.
-        self._wakes: dict[str, tuple[float, asyncio.TimerHandle]] = {}
-        # code -> what plans let go by _unplan still have waiting, the soonest first: it runs
-        # at its time (as the room's plan does), until the room is forgotten.
-        self._left: dict[str, list[_Due]] = {}
+        # Per room, in its LocalRoom (server/runtime/local.py): the plan, ((version,
+        # presence) planned for, what is due, the soonest first); one timer, at or before its
+        # soonest plan (a plan made after every move, the turn timer's timeout due in a
+        # minute, does not re-arm it when the timer already fires sooner: firing early, it
+        # finds nothing due yet and sets itself for the soonest plan then); and what plans
+        # let go by _unplan still have waiting, which runs at its time until the room goes.
+        self._local = service.local
         self._tasks: set[asyncio.Task[None]] = set()
 
     def consider(self, room: Room, presence: frozenset[int] | None = None) -> None:
         connected = self.presence_of(room.code) if presence is None else presence
         key = (room.version, connected)
-        plan = self._plans.get(room.code)
+        held = self._local.open(room.code)
+        plan = held.plan
         if plan is not None and (plan[0][0] > room.version or plan[0] == key):
             return
         now = asyncio.get_running_loop().time()
@@ -98,15 +95,16 @@ class Bots:
             due.append((now + self._grace, room, "host", None))
         if len(due) > 1:
             due.sort(key=_when)
-        self._plans[room.code] = (key, due)
+        held.plan = (key, due)
         if due:
-            self._wake_by(room.code, due[0][0])
+            self._wake_by(held, due[0][0])
 
     def takeovers(self, code: str, now: float) -> dict[int, float]:
         """Seat id -> when (on the server's clock, ``now`` being the clock now) a bot takes
         over that seat, whose player is disconnected on their turn (after the grace), as the
         room's current plan has it."""
-        plan = self._plans.get(code)
+        held = self._local.get(code)
+        plan = None if held is None else held.plan
         if plan is None:
             return {}
         loop_now = asyncio.get_running_loop().time()
@@ -142,52 +140,48 @@ class Bots:
         )
 
     def forget(self, code: str) -> None:
-        self._plans.pop(code, None)
-        self._left.pop(code, None)
-        wake = self._wakes.pop(code, None)
-        if wake is not None:
-            wake[1].cancel()
+        held = self._local.get(code)
+        if held is not None:
+            held.forget_plans()
 
-    def _wake_by(self, code: str, at: float) -> None:
+    def _wake_by(self, held: LocalRoom, at: float) -> None:
         """Have the room's timer fire no later than ``at`` (loop time)."""
-        wake = self._wakes.get(code)
+        wake = held.wake
         if wake is not None:
             if wake[0] <= at:
                 return
             wake[1].cancel()
         loop = asyncio.get_running_loop()
-        handle = loop.call_at(at, self._woken, code)
-        self._wakes[code] = (at, handle)
+        handle = loop.call_at(at, self._woken, held)
+        held.wake = (at, handle)
 
-    def _woken(self, code: str) -> None:
+    def _woken(self, held: LocalRoom) -> None:
         """The room's timer: run what is due of its plan (and of plans let go by
         :meth:`_unplan`), and set the timer for the rest."""
-        del self._wakes[code]
+        held.wake = None
+        code = held.code
         # A timer may fire a little before its time (the loop's clock resolution).
         now = asyncio.get_running_loop().time() + _EARLY
         ripe: list[_Due] = []
         soonest = math.inf
-        plan = self._plans.get(code)
+        plan = held.plan
         if plan is not None:
             done, rest = _split(plan[1], now)
             if done:
                 ripe += done
-                self._plans[code] = (plan[0], rest)
+                held.plan = (plan[0], rest)
             if rest:
                 soonest = rest[0][0]
-        left = self._left.get(code)
-        if left is not None:
-            done, rest = _split(left, now)
+        if held.left:
+            done, rest = _split(held.left, now)
             ripe += done
+            held.left = rest
             if rest:
-                self._left[code] = rest
                 soonest = min(soonest, rest[0][0])
-            else:
-                del self._left[code]
         # The timer is set again before anything runs, so one item that fails to start
         # costs no other its turn.
         if soonest < math.inf:
-            self._wake_by(code, soonest)
+            self._wake_by(held, soonest)
         for _, room, what, seat_id in ripe:
             try:
                 self._spawn(room, self._command(room, what, seat_id), what)
@@ -227,17 +221,17 @@ class Bots:
         """Let the next look at this room (a notice or the heartbeat) plan the move again.
         What the plan still has waiting (a takeover after the grace, say) runs at its time
         all the same: planning again would start its clock over."""
-        plan = self._plans.get(room.code)
-        if plan is not None and plan[0][0] == room.version:
-            del self._plans[room.code]
+        held = self._local.get(room.code)
+        plan = None if held is None else held.plan
+        if held is not None and plan is not None and plan[0][0] == room.version:
+            held.plan = None
             if plan[1]:
-                left = self._left.setdefault(room.code, [])
-                left.extend(plan[1])
-                left.sort(key=_when)
+                held.left.extend(plan[1])
+                held.left.sort(key=_when)
 
     async def close(self) -> None:
-        for code in {*self._plans, *self._wakes, *self._left}:
-            self.forget(code)
+        for held in self._local:
+            held.forget_plans()
         for task in list(self._tasks):
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

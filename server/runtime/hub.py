@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
 from typing import Any
 
 from server.errors import ErrorCode, ParlorError
@@ -19,6 +18,7 @@ from server.ops.config import Settings
 from server.ops.metrics import Metrics
 from server.rooms import Room, commands
 from server.runtime.bots import Bots
+from server.runtime.local import LocalRoom, State
 from server.runtime.service import RoomService
 from server.stores.store import Notice, NoticeKind, Store, StoreError
 from server.transport import state_messages
@@ -47,41 +47,42 @@ class Hub:
         self._settings = settings
         self._metrics = metrics
         self._instance = service.instance
-        self._rooms: dict[str, set[Connection]] = {}
-        # Seat ids connected on any instance, as last read from the store.
-        self._presence: dict[str, frozenset[int]] = {}
-        # Seat ids connected here, with how many connections each.
-        self._local: dict[str, Counter[int]] = {}
-        # The newest version fanned out per room. Not the service's cache: that one also
-        # learns versions by reloading after a lost race, which sends nobody anything.
-        self._sent: dict[str, int] = {}
-        #: One reload task per room at most; ``_dirty`` says a reload is due (and whether
-        #: presence must be read too). The task loops until nothing is due, so a request
-        #: arriving while it runs is never dropped.
-        self._refreshing: dict[str, asyncio.Task[None]] = {}
-        self._dirty: dict[str, bool] = {}
-        self._rewinding: set[str] = set()
+        #: Per room: its connections here, their seats, presence, what was sent, its reload
+        #: (server/runtime/local.py), shared with the service and the bots.
+        self._local = service.local
+        self._local.on_serving = store.watch
+        self._local.on_unserved = store.unwatch
         self._tasks: set[asyncio.Task[None]] = set()
         self._heartbeat: asyncio.Task[None] | None = None
         self._checker: asyncio.Task[None] | None = None
-        bots.presence_of = lambda code: self._presence.get(code, frozenset())
+        bots.presence_of = self._presence_of
+
+    def _presence_of(self, code: str) -> frozenset[int]:
+        """Seat ids connected on any instance, as last read from the store."""
+        held = self._local.get(code)
+        return frozenset() if held is None else held.presence
+
+    def _served(self, code: str) -> LocalRoom | None:
+        """The room's object if it has connections here."""
+        held = self._local.get(code)
+        return held if held is not None and held.conns else None
 
     # -- bookkeeping ---------------------------------------------------------------------------
 
     @property
     def connection_count(self) -> int:
-        return sum(len(c) for c in self._rooms.values())
+        return sum(len(r.conns) for r in self._local.serving())
 
     @property
     def room_count(self) -> int:
-        return len(self._rooms)
+        return len(self._local.serving())
 
     def start(self) -> None:
         self._heartbeat = asyncio.create_task(self._beat())
         self._checker = asyncio.create_task(self._check())
 
     async def close(self) -> None:
-        tasks = [*self._tasks, *self._refreshing.values()]
+        tasks = [*self._tasks, *(r.refreshing for r in self._local if r.refreshing is not None)]
         tasks.extend(t for t in (self._heartbeat, self._checker) if t is not None)
         for task in tasks:
             task.cancel()
@@ -97,17 +98,18 @@ class Hub:
     async def attach(self, conn: Connection, code: str) -> None:
         """Start sending ``conn`` the snapshots of room ``code`` (its seat is already set)."""
         conn.code = code
-        first = code not in self._rooms
-        self._rooms.setdefault(code, set()).add(conn)
-        if first:
-            self._store.watch(code)
+        held = self._local.open(code)
+        first = not held.conns
+        held.conns.add(conn)
+        self._local.serve(held)
         if conn.seat_id is not None:
-            local = self._local.setdefault(code, Counter())
-            local[conn.seat_id] += 1
-            if local[conn.seat_id] == 1:
+            held.local[conn.seat_id] += 1
+            if held.local[conn.seat_id] == 1:
                 await self._claim(code, notify=True)
         if first or conn.seat_id is not None:
-            self._presence[code] = await self._store.presence(code)
+            presence = await self._store.presence(code)
+            if held.state is State.SERVING:
+                held.presence = presence
         room = await self._service.get(code)
         if room is not None:
             self.fan_out(room)
@@ -117,29 +119,24 @@ class Hub:
         if code is None:
             return
         conn.code = None
-        conns = self._rooms.get(code)
-        if conns is None or conn not in conns:
+        held = self._local.get(code)
+        if held is None or conn not in held.conns:
             return
-        conns.discard(conn)
+        held.conns.discard(conn)
         changed = False
         if conn.seat_id is not None:
-            local = self._local.get(code, Counter())
-            local[conn.seat_id] -= 1
-            if local[conn.seat_id] <= 0:
-                del local[conn.seat_id]
+            held.local[conn.seat_id] -= 1
+            if held.local[conn.seat_id] <= 0:
+                del held.local[conn.seat_id]
                 changed = True
-        if not conns:
-            del self._rooms[code]
-            self._store.unwatch(code)
-            self._local.pop(code, None)
-            self._presence.pop(code, None)
-            self._sent.pop(code, None)
-            self._bots.forget(code)
+        if not held.conns:
+            self._local.unserve(held)
         if changed:
             self._background(self._claim(code, notify=True))
 
     async def _claim(self, code: str, *, notify: bool) -> None:
-        seat_ids = sorted(self._local.get(code, Counter()))
+        held = self._local.get(code)
+        seat_ids = sorted(held.local) if held is not None else []
         notice = Notice(NoticeKind.PRESENCE, code, 0, self._instance) if notify else None
         try:
             await self._store.set_presence(
@@ -152,18 +149,21 @@ class Hub:
         """Renew this instance's presence claims and pick up claims that expired elsewhere."""
         while True:
             await asyncio.sleep(self._settings.presence_ttl / 3)
-            for code in list(self._rooms):
+            for held in self._local.serving():
+                code = held.code
                 try:
                     await self._claim(code, notify=False)
                     presence = await self._store.presence(code)
                 except StoreError:
                     continue
-                if code in self._rooms and presence != self._presence.get(code):
-                    self._presence[code] = presence
+                if held.state is not State.SERVING:
+                    continue
+                if presence != held.presence:
+                    held.presence = presence
                     self.refresh(code)
                 room = self._service.cached(code)
-                if room is not None and code in self._rooms:
-                    self._bots.consider(room, self._presence.get(code, frozenset()))
+                if room is not None:
+                    self._bots.consider(room, held.presence)
 
     async def _check(self) -> None:
         """Every ``check_interval``, compare the stored stamp of each room served here with
@@ -174,7 +174,7 @@ class Hub:
         one pipelined read per interval per slice of local rooms."""
         while True:
             await asyncio.sleep(self._settings.check_interval)
-            codes = list(self._rooms)
+            codes = [held.code for held in self._local.serving()]
             # In slices, each its own read: a thousand rooms checked in one go would hold up
             # every player on this instance for tens of milliseconds once a second.
             for start in range(0, len(codes), CHECK_SLICE):
@@ -188,14 +188,14 @@ class Hub:
             return False
         for code in codes:
             stamp = stamps.get(code)
-            conns = self._rooms.get(code)
-            if not conns:
+            held = self._served(code)
+            if held is None:
                 continue
             if stamp is None or not self._service.holds(stamp, code):
                 self._metrics.caught_up += 1
                 self.refresh(code)
-            elif stamp.version != self._sent.get(code, 0) or any(
-                c.sent_version < stamp.version for c in conns
+            elif stamp.version != held.sent or any(
+                c.sent_version < stamp.version for c in held.conns
             ):
                 # A connection can be behind what the room sent (its first snapshot
                 # failed while the store was down, a sync that could not be answered).
@@ -205,7 +205,7 @@ class Hub:
                 if room is not None:
                     # A bot move or timer dropped while the store was down is planned
                     # again here, not only at the next presence heartbeat.
-                    self._bots.consider(room, self._presence.get(code, frozenset()))
+                    self._bots.consider(room, held.presence)
         return True
 
     # -- changes -------------------------------------------------------------------------------
@@ -214,22 +214,25 @@ class Hub:
         self.fan_out(room)
 
     def on_loaded(self, room: Room) -> None:
-        if room.code in self._rooms and room.version != self._sent.get(room.code, 0):
+        held = self._served(room.code)
+        if held is not None and room.version != held.sent:
             self.fan_out(room)
 
     def on_notice(self, notice: Notice) -> None:
         if notice.kind is NoticeKind.RESYNC:
             self._metrics.resyncs += 1
-            for code in list(self._rooms) if notice.code == "*" else [notice.code]:
-                if code in self._rooms:
+            codes = [r.code for r in self._local.serving()] if notice.code == "*" else [notice.code]
+            for code in codes:
+                if self._served(code) is not None:
                     self.refresh(code, presence=True)
             return
         if notice.kind is NoticeKind.CHANGE:
             self._service.heard(notice.code, notice.version)
-        if notice.code not in self._rooms:
+        held = self._served(notice.code)
+        if held is None:
             return
         if notice.kind is NoticeKind.CHANGE:
-            if self._sent.get(notice.code, 0) >= notice.version:
+            if held.sent >= notice.version:
                 return
             # Our own save's notice can overtake its reply; the reply fans it out (or, if it
             # is lost, the reload that follows does). Any other notice of ours is news.
@@ -243,17 +246,21 @@ class Hub:
 
     def refresh(self, code: str, *, presence: bool = False) -> None:
         """Reload the room (coalesced: one reload in flight per room) and fan it out."""
-        self._dirty[code] = self._dirty.get(code, False) or presence
-        if code not in self._refreshing:
-            self._refreshing[code] = asyncio.get_running_loop().create_task(self._reload(code))
+        held = self._local.open(code)
+        held.dirty = bool(held.dirty) or presence
+        if held.refreshing is None:
+            held.refreshing = asyncio.get_running_loop().create_task(self._reload(held))
 
-    async def _reload(self, code: str) -> None:
+    async def _reload(self, held: LocalRoom) -> None:
+        code = held.code
         try:
-            while code in self._dirty:
-                presence = self._dirty.pop(code)
+            while held.dirty is not None:
+                presence, held.dirty = held.dirty, None
                 try:
                     if presence:
-                        self._presence[code] = await self._store.presence(code)
+                        read = await self._store.presence(code)
+                        if held.state is State.SERVING:
+                            held.presence = read
                     room = await self._service.get(code)
                 except StoreError as exc:
                     # The periodic check tries again once the store answers.
@@ -264,12 +271,14 @@ class Hub:
                     return
                 self.fan_out(room)
         finally:
-            # No await between the loop's last look at ``_dirty`` and this: a refresh asked
+            # No await between the loop's last look at ``dirty`` and this: a refresh asked
             # for after that look starts a new task.
-            del self._refreshing[code]
+            held.refreshing = None
+            self._local.release(held)
 
     def _room_gone(self, code: str) -> None:
-        for conn in list(self._rooms.get(code, ())):
+        held = self._local.get(code)
+        for conn in list(held.conns if held is not None else ()):
             conn.send(error(ErrorCode.NO_ROOM, "This room has expired"))
             conn.close_after_pending(CloseCode.NO_ROOM, "room gone")
             self.detach(conn)
@@ -283,21 +292,20 @@ class Hub:
 
     def fan_out(self, room: Room) -> None:
         code = room.code
-        conns = self._rooms.get(code)
-        if not conns:
+        held = self._served(code)
+        if held is None:
             return
         newest = self._service.cached(code)
         if newest is not None and newest.version > room.version:
             room = newest
-        sent = self._sent.get(code, 0)
-        if room.version < sent:
+        if room.version < held.sent:
             # The store went back in time: renumber what it holds above what was sent.
-            self._rewind(code, sent)
+            self._rewind(held, held.sent)
             return
-        self._sent[code] = room.version
-        presence = self._presence.get(code, frozenset())
+        held.sent = room.version
+        presence = held.presence
         due: list[tuple[Connection, int | None]] = []
-        for conn in list(conns):
+        for conn in list(held.conns):
             if conn.sent_version > room.version or (
                 conn.sent_version == room.version and conn.sent_presence == presence
             ):
@@ -310,7 +318,7 @@ class Hub:
                     continue
             due.append((conn, index))
         # Planned first, so that the states say when a bot takes over a dropped player's seat.
-        self._bots.consider(room, self._presence.get(code, frozenset()))
+        self._bots.consider(room, presence)
         if due:
             self._send_states(room, presence, due)
 
@@ -350,23 +358,24 @@ class Hub:
                 self._metrics.dropped += 1
                 self.detach(conn)
 
-    def _rewind(self, code: str, above: int) -> None:
-        if code in self._rewinding:
+    def _rewind(self, held: LocalRoom, above: int) -> None:
+        if held.rewinding:
             return
-        self._rewinding.add(code)
+        held.rewinding = True
         self._metrics.rewinds += 1
-        log.warning("room %s is older in the store than v%d: renumbering", code, above)
-        self._background(self._renumber(code, above))
+        log.warning("room %s is older in the store than v%d: renumbering", held.code, above)
+        self._background(self._renumber(held, above))
 
-    async def _renumber(self, code: str, above: int) -> None:
-        clock = self._service.clock
+    async def _renumber(self, held: LocalRoom, above: int) -> None:
+        code, clock = held.code, self._service.clock
         try:
             await self._service.change(code, lambda r: commands.renumber(r, above, clock()))
         except (ParlorError, StoreError) as exc:
             log.info("renumbering %s skipped: %s", code, exc)
             self.refresh(code)
         finally:
-            self._rewinding.discard(code)
+            held.rewinding = False
+            self._local.release(held)
 
     def _revoke(self, conn: Connection) -> None:
         """The connection's seat was given up or taken away (kick, leave from another tab)."""

@@ -16,7 +16,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from rules.codec import pack
@@ -28,6 +28,7 @@ from server.ops.config import Settings
 from server.ops.metrics import Metrics
 from server.rooms import Room, commands
 from server.rooms.commands import Change, Context, Limits
+from server.runtime.local import LocalRoom, LocalRooms
 from server.stores.store import (
     Notice,
     NoticeKind,
@@ -48,6 +49,32 @@ CODE_ATTEMPTS = 20
 class _Cached:
     room: Room
     tag: str
+
+
+@dataclass(slots=True)
+class _Pass:
+    """One pass of a batch over a room (see :meth:`RoomService._judge`)."""
+
+    #: The room as the changes so far left it.
+    room: Room
+    #: (index in the batch, change) of the commands that changed it, in order.
+    applied: list[tuple[int, Change]] = field(default_factory=list)
+    #: Refusals and duplicates settled in this pass: judged again if the pass is retried (the
+    #: changes before them in the batch were not saved).
+    judged: list[int] = field(default_factory=list)
+    #: The pass stopped to be judged again on the store's room.
+    again: bool = False
+
+    def unjudge(self, outcomes: list[Change | BaseException | None]) -> None:
+        for i in self.judged:
+            outcomes[i] = None
+
+    def unknown(self, outcomes: list[Change | BaseException | None], exc: Exception) -> None:
+        """A second lost reply: the changes, and what was judged after the first of them,
+        may or may not be in the store."""
+        first = self.applied[0][0]
+        for i in [i for i, _ in self.applied] + [i for i in self.judged if i > first]:
+            outcomes[i] = exc
 
 
 def limits_of(settings: Settings) -> Limits:
@@ -71,8 +98,11 @@ class RoomService:
         metrics: Metrics,
         instance: str,
         clock: Callable[[], float] = time.time,
+        local: LocalRooms | None = None,
     ) -> None:
         self.store = store
+        #: What this instance holds per room: the commands queued for it, its batch task.
+        self.local = local if local is not None else LocalRooms()
         self.settings = settings
         self.metrics = metrics
         self.instance = instance
@@ -82,18 +112,13 @@ class RoomService:
         #: Newest version announced by any instance, for cached rooms: a cached room at least
         #: this new is the latest this instance can know of, so a refusal needs no reload.
         self._heard: dict[str, int] = {}
-        #: Commands waiting for their room's batch, in arrival order (see :meth:`change`).
-        self._waiting: dict[str, list[tuple[Command, asyncio.Future[Change]]]] = {}
-        #: Per room with commands under way here, the one task that applies them, batch
-        #: after batch until none wait: changes from this instance's own connections queue
-        #: up instead of racing each other through the compare-and-set.
-        self._draining: dict[str, asyncio.Task[None]] = {}
         #: Saves this instance made per cached room: a read that a save overtook (its reply
         #: came later) may be older than the cache, and must not replace it.
         self._saves: dict[str, int] = {}
-        #: The version a save in flight here will write, per room (its notice can overtake
-        #: the reply; the reply, or the reload after a lost one, fans it out).
-        self._saving: dict[str, int] = {}
+        # Per room, the commands waiting for its batch, the one task that applies them (batch
+        # after batch until none wait: changes from this instance's own connections queue up
+        # instead of racing each other through the compare-and-set) and the version a save
+        # in flight will write are held in its LocalRoom (server/runtime/local.py).
         #: Called with every room this instance saved (the hub fans it out at once).
         self.on_saved: Callable[[Room], None] = lambda room: None
         #: Called with every room read from the store that differs from the cached one:
@@ -128,7 +153,10 @@ class RoomService:
         return entry is not None and stamp is not None and entry.tag == stamp.tag
 
     def saving(self, code: str) -> int | None:
-        return self._saving.get(code)
+        """The version a save in flight here will write (its notice can overtake the reply;
+        the reply, or the reload after a lost one, fans it out)."""
+        held = self.local.get(code)
+        return None if held is None else held.saving
 
     def forget(self, code: str) -> None:
         self._cache.pop(code, None)
@@ -223,15 +251,11 @@ class RoomService:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Change] = loop.create_future()
         waiting = (command, future)
-        queue = self._waiting.get(code)
-        if queue is None:
-            self._waiting[code] = [waiting]
-        else:
-            queue.append(waiting)
-        task = self._draining.get(code)
-        if task is None or task.done():
-            task = self._draining[code] = loop.create_task(self._drain(code))
-            task.add_done_callback(functools.partial(self._drained, code))
+        held = self.local.open(code)
+        held.waiting.append(waiting)
+        if held.draining is None or held.draining.done():
+            task = held.draining = loop.create_task(self._drain(held))
+            task.add_done_callback(functools.partial(self._drained, held))
         try:
             # The caller waits for its own outcome, not for the task: cancelling the caller
             # (its client went away) takes its command out of the queue if no batch has
@@ -239,7 +263,7 @@ class RoomService:
             # has answered already); the others' commands are neither failed nor raced.
             return await future
         except asyncio.CancelledError:
-            self._drop(code, waiting)
+            self._drop(held, waiting)
             raise
 
     def _judged_now(self, code: str, command: Command) -> Command:
@@ -248,10 +272,10 @@ class RoomService:
         would lead would judge it first, so a refusal is raised without queueing, and a change
         is handed on to be saved (on the same room, it is not computed again)."""
         cached = self._cache.get(code)
+        held = self.local.get(code)
         if (
             cached is None
-            or code in self._draining
-            or code in self._waiting
+            or (held is not None and (held.draining is not None or held.waiting))
             or not self._current(cached.room)
         ):
             return command
@@ -261,39 +285,42 @@ class RoomService:
             return command  # "already applied": the batch checks the store still holds it
         return lambda r: change if r is room else command(r)
 
-    def _drop(self, code: str, waiting: tuple[Command, asyncio.Future[Change]]) -> None:
+    def _drop(self, held: LocalRoom, waiting: tuple[Command, asyncio.Future[Change]]) -> None:
         """A caller gone: its command is taken out of the queue, or if a batch has taken it,
         left out of every pass of that batch that starts from now on (a pass under way may
         still apply it)."""
         future = waiting[1]
         if not future.cancel() and not future.cancelled():
             future.exception()  # answered already, but nobody is left to read it
-        queue = self._waiting.get(code)
-        if queue is not None and waiting in queue:
-            queue.remove(waiting)
-            if not queue:
-                del self._waiting[code]
+        if waiting in held.waiting:
+            held.waiting.remove(waiting)
+            self.local.release(held)
 
-    async def _drain(self, code: str) -> None:
+    async def _drain(self, held: LocalRoom) -> None:
         """Apply the room's queued commands, batch after batch, until none wait."""
-        while batch := self._waiting.pop(code, None):
-            await self._run(code, batch)
+        while held.waiting:
+            batch, held.waiting = held.waiting, []
+            await self._run(held, batch)
 
-    def _drained(self, code: str, task: asyncio.Task[None]) -> None:
+    def _drained(self, held: LocalRoom, task: asyncio.Task[None]) -> None:
         """The room's task is done. If it was cancelled (the instance is shutting down, maybe
         before the task ever ran), what still waits was not applied: its callers are told."""
-        if self._draining.get(code) is not task:
+        if held.draining is not task:
             return  # a newer task has the room (one that came while this callback waited)
-        del self._draining[code]
-        for _, waiter in self._waiting.pop(code, ()):
+        held.draining = None
+        waiting, held.waiting = held.waiting, []
+        for _, waiter in waiting:
             if not waiter.done():
                 waiter.set_exception(StoreUnavailable("The change was not made; resend it"))
+        self.local.release(held)
 
-    async def _run(self, code: str, batch: list[tuple[Command, asyncio.Future[Change]]]) -> None:
+    async def _run(
+        self, held: LocalRoom, batch: list[tuple[Command, asyncio.Future[Change]]]
+    ) -> None:
         """Run a batch and hand each waiter its outcome."""
         outcomes: list[Change | BaseException]
         try:
-            outcomes = await self._change(code, batch)
+            outcomes = await self._change(held, batch)
         except asyncio.CancelledError:
             # The instance is shutting down: the commands may or may not have been applied.
             lost = StoreUnavailable("The change was interrupted; resend it to find out")
@@ -313,11 +340,17 @@ class RoomService:
                     waiter.set_result(outcome)
 
     async def _change(
-        self, code: str, batch: list[tuple[Command, asyncio.Future[Change]]]
+        self, held: LocalRoom, batch: list[tuple[Command, asyncio.Future[Change]]]
     ) -> list[Change | BaseException]:
         """Apply ``batch`` in order and save the changes it makes in one compare-and-set; each
         command's outcome: its change, or the refusal or error it alone met. A command whose
-        caller is gone by the start of a pass (its future is done) is left out of it."""
+        caller is gone by the start of a pass (its future is done) is left out of it.
+
+        Pass after pass (at most ``max_retries``): judge the batch on the room (:meth:`_judge`),
+        save what it changed (:meth:`_save`), and on a lost race, a reply lost or a judgement
+        that needs the latest room, read the room again and judge once more what is not
+        settled."""
+        code = held.code
         outcomes: list[Change | BaseException | None] = [None] * len(batch)
         cached = self._cache.get(code)
         # A refusal judged on a room that is the newest this instance has heard of is final;
@@ -328,88 +361,20 @@ class RoomService:
         attempted: dict[int, int] | None = None
         for _ in range(self.settings.max_retries):
             if cached is None:
-                room = await self.get(code)
-                cached = self._cache.get(code)
+                cached = await self._load(code)
                 fresh = loaded = True
-                if room is None or cached is None:
-                    raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
-            room = cached.room
-            applied: list[tuple[int, Change]] = []
-            #: Refusals and duplicates judged in this pass: judged again if it is retried
-            #: (the changes before them in the batch were not saved).
-            judged: list[int] = []
-            again = False
-            for i, (command, waiter) in enumerate(batch):
-                if outcomes[i] is not None:
-                    continue
-                if waiter.done():
-                    outcomes[i] = StoreUnavailable("The caller went away before this was applied")
-                    continue
-                try:
-                    change = command(room)
-                except (RoomError, RulesError) as exc:
-                    if fresh or isinstance(exc, Stale):
-                        outcomes[i] = exc
-                        judged.append(i)
-                        continue
-                    # The cache may be behind another instance: judge again on the latest room.
-                    again = True
-                    break
-                except Exception as exc:  # a bug in one command fails that command alone
-                    # (A future refuses StopIteration, which would end its awaiter as if it
-                    # had returned: that bug is handed on as a RuntimeError.)
-                    outcomes[i] = (
-                        RuntimeError(f"a command raised {exc!r}")
-                        if isinstance(exc, StopIteration)
-                        else exc
-                    )
-                    judged.append(i)
-                    continue
-                if change.entry is None:
-                    if not loaded:
-                        # "Already applied", judged on the cache: make sure the store still
-                        # holds that room (one that went back in time lost the command,
-                        # which is then applied now).
-                        again = True
-                        break
-                    if attempted is not None and change.version == attempted.get(i):
-                        change = replace(change, settled=True)
-                    outcomes[i] = change
-                    judged.append(i)
-                    continue
-                applied.append((i, change))
-                room = change.room
-            if not applied and not again:
-                break
-            if again:
-                for i in judged:
-                    outcomes[i] = None
+            step = self._judge(cached.room, batch, outcomes, fresh, loaded, attempted)
+            if step.again:
+                step.unjudge(outcomes)
                 cached = None
                 continue
-            entries = [
-                (c.room.version, pack({**(c.entry or {}), "at": c.room.changed_at}))
-                for _, c in applied
-            ]
-            (version, entry), earlier = entries[-1], entries[:-1]
-            archive = [pack(a) for _, c in applied for a in c.archive]
-            notice = Notice(NoticeKind.CHANGE, code, version, self.instance)
-            self._saving[code] = version
+            if not step.applied:
+                break
             try:
-                tag = await self.store.save(
-                    code,
-                    cached.tag,
-                    version,
-                    rooms.encode(room),
-                    entry,
-                    self.settings.room_ttl,
-                    notice,
-                    earlier=earlier,
-                    archive=archive,
-                )
+                tag = await self._save(held, cached.tag, step)
             except VersionConflict:
                 self.metrics.conflicts += 1
-                for i in judged:
-                    outcomes[i] = None
+                step.unjudge(outcomes)
                 cached = None
                 continue
             except RoomMissing:
@@ -422,29 +387,121 @@ class RoomService:
                 if attempted is not None:
                     # Neither the changes nor what was judged after the first of them (on a
                     # room that had them) may be answered as final: resend, and find out.
-                    first = applied[0][0]
-                    for i in [i for i, _ in applied] + [i for i in judged if i > first]:
-                        outcomes[i] = exc
+                    step.unknown(outcomes, exc)
                     break
-                attempted = {i: c.room.version for i, c in applied}
+                attempted = {i: c.room.version for i, c in step.applied}
                 self.metrics.lost_replies += 1
-                for i in judged:
-                    outcomes[i] = None
+                step.unjudge(outcomes)
                 cached = None
                 continue
-            finally:
-                self._saving.pop(code, None)
-            self.metrics.changes += 1
-            self._saves[code] = self._saves.get(code, 0) + 1
-            self._remember(room, tag)
-            for i, change in applied:
-                outcomes[i] = change
-            self.on_saved(room)
+            self._saved(step, tag, outcomes)
             break
         if None not in outcomes:
             return outcomes  # type: ignore[return-value]
         busy = RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
         return [busy if outcome is None else outcome for outcome in outcomes]
+
+    async def _load(self, code: str) -> _Cached:
+        """The room as the store holds it, for a pass that needs the latest."""
+        room = await self.get(code)
+        cached = self._cache.get(code)
+        if room is None or cached is None:
+            raise RoomError(ErrorCode.NO_ROOM, "This room does not exist or has expired")
+        return cached
+
+    def _judge(
+        self,
+        room: Room,
+        batch: list[tuple[Command, asyncio.Future[Change]]],
+        outcomes: list[Change | BaseException | None],
+        fresh: bool,
+        loaded: bool,
+        attempted: dict[int, int] | None,
+    ) -> _Pass:
+        """One pass of the batch over ``room``: each command not yet settled runs on the room
+        the ones before it made. Refusals and duplicates are settled in ``outcomes`` (and
+        listed as judged); a change is applied; a refusal that may come from a stale cache,
+        or a duplicate seen only in the cache, stops the pass to be judged again on the
+        store's room."""
+        step = _Pass(room)
+        for i, (command, waiter) in enumerate(batch):
+            if outcomes[i] is not None:
+                continue
+            if waiter.done():
+                outcomes[i] = StoreUnavailable("The caller went away before this was applied")
+                continue
+            try:
+                change = command(step.room)
+            except (RoomError, RulesError) as exc:
+                if fresh or isinstance(exc, Stale):
+                    outcomes[i] = exc
+                    step.judged.append(i)
+                    continue
+                # The cache may be behind another instance: judge again on the latest room.
+                step.again = True
+                return step
+            except Exception as exc:  # a bug in one command fails that command alone
+                # (A future refuses StopIteration, which would end its awaiter as if it had
+                # returned: that bug is handed on as a RuntimeError.)
+                outcomes[i] = (
+                    RuntimeError(f"a command raised {exc!r}")
+                    if isinstance(exc, StopIteration)
+                    else exc
+                )
+                step.judged.append(i)
+                continue
+            if change.entry is None:
+                if not loaded:
+                    # "Already applied", judged on the cache: make sure the store still holds
+                    # that room (one that went back in time lost the command, which is then
+                    # applied now).
+                    step.again = True
+                    return step
+                if attempted is not None and change.version == attempted.get(i):
+                    change = replace(change, settled=True)
+                outcomes[i] = change
+                step.judged.append(i)
+                continue
+            step.applied.append((i, change))
+            step.room = change.room
+        return step
+
+    async def _save(self, held: LocalRoom, tag: str, step: _Pass) -> str:
+        """Save the pass's changes with one compare-and-set on ``tag``: the room as the last
+        of them left it, each one's move-log entry, their archive, one notice."""
+        code, room = held.code, step.room
+        entries = [
+            (c.room.version, pack({**(c.entry or {}), "at": c.room.changed_at}))
+            for _, c in step.applied
+        ]
+        (version, entry), earlier = entries[-1], entries[:-1]
+        archive = [pack(a) for _, c in step.applied for a in c.archive]
+        notice = Notice(NoticeKind.CHANGE, code, version, self.instance)
+        held.saving = version
+        try:
+            return await self.store.save(
+                code,
+                tag,
+                version,
+                rooms.encode(room),
+                entry,
+                self.settings.room_ttl,
+                notice,
+                earlier=earlier,
+                archive=archive,
+            )
+        finally:
+            held.saving = None
+
+    def _saved(self, step: _Pass, tag: str, outcomes: list[Change | BaseException | None]) -> None:
+        """The pass is in the store: remember its room, answer its changes, fan it out."""
+        code = step.room.code
+        self.metrics.changes += 1
+        self._saves[code] = self._saves.get(code, 0) + 1
+        self._remember(step.room, tag)
+        for i, change in step.applied:
+            outcomes[i] = change
+        self.on_saved(step.room)
 
     @staticmethod
     def new_seed() -> int:

@@ -20,6 +20,7 @@ from server.errors import ErrorCode, RoomError
 from server.rooms import Room
 from server.rooms.commands import Limits
 from server.runtime.bots import Bots, Plan
+from server.runtime.local import LocalRooms
 from tests.server.conftest import Run
 from tests.server.test_commands import playing
 
@@ -33,6 +34,7 @@ class _Service:
         self.metrics = SimpleNamespace(bot_moves=0)
         self.ran: list[tuple[str, str, int, int | None, float]] = []
         self.changed = asyncio.Event()
+        self.local = LocalRooms()
 
     async def change(self, code: str, command: Plan) -> None:
         what, version, seat_id = command(None)  # type: ignore[arg-type, misc]

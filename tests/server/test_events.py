@@ -133,7 +133,7 @@ async def test_a_connection_that_missed_versions_gets_all_their_events_in_order(
         # its twin): it was last sent the version the game started at. A chat line then
         # brings both up to date.
         seat0 = clients[0].welcome["id"]  # type: ignore[index]
-        twins = [c for c in server.instance.hub._rooms[code] if c.seat_id == seat0]
+        twins = [c for c in server.instance.service.local.get(code).conns if c.seat_id == seat0]
         assert len(twins) == 2
         twins[0].sent_version = started
         await clients[1].send({"type": "chat", "text": "hi"})
