@@ -25,7 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from server.stores import keys
-from server.stores.redis_wire import LeanConnection, lean_url
+from server.stores.redis_wire import Arg, ClientConnection, Connection, LeanConnection, lean_url
 from server.stores.store import (
     Notice,
     NoticeHandler,
@@ -289,10 +289,12 @@ class RedisStore(Store):
         else:
             self._redis = aioredis.Redis.from_url(url, retry=reads, **common)
             self._writes = aioredis.Redis.from_url(url, retry=writes, **common)
-        #: The save script's own connection, on one plain Redis (see server/stores/redis_wire.py).
-        self._lean = None if cluster or not lean_url(url) else LeanConnection(url, timeout)
-        self._create = self._writes.register_script(_CREATE)
-        self._save = self._writes.register_script(_SAVE)
+        #: Whether the saves and the subscriptions are on lean connections: on one plain
+        #: Redis (see server/stores/redis_wire.py); redis-py's client serves them elsewhere.
+        self._lean = not cluster and lean_url(url)
+        #: Creation's connection, and the save's (the one save path, :meth:`_save`).
+        self._creates: Connection = ClientConnection(self._writes, timeout)
+        self._saves = LeanConnection(url, timeout) if self._lean else self._creates
         self._presence = self._redis.register_script(_PRESENCE)
         self._archive = self._redis.register_script(_ARCHIVE)
         self._on_notice: NoticeHandler | None = None
@@ -369,7 +371,7 @@ class RedisStore(Store):
         for name, codes in wanted.items():
             if name not in shards:
                 _, host, port = routes[next(iter(codes))]
-                if self._lean is not None:
+                if self._lean:
                     shards[name] = _LeanShard(self, name, self._url, self._timeout)
                 else:
                     shards[name] = _Shard(self, name, self._subscriber(host, port))
@@ -432,10 +434,10 @@ class RedisStore(Store):
         self._on_notice = None
         try:
             await self._redis.aclose()
-            await self._writes.aclose()
+            await self._creates.aclose()
         finally:
-            if self._lean is not None:
-                await self._lean.aclose()
+            if self._saves is not self._creates:
+                await self._saves.aclose()
 
     async def _call(self, coro: Any) -> Any:
         try:
@@ -448,12 +450,9 @@ class RedisStore(Store):
 
     async def create(self, code: str, data: bytes, entry: bytes, ttl: float) -> str | None:
         tag = new_tag()
-        result = await self._call(
-            self._create(
-                keys=[keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)],
-                args=[data, entry, int(ttl * 1000), tag],
-            )
-        )
+        names = [keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)]
+        args: list[Arg] = [data, entry, int(ttl * 1000), tag]
+        result = await self._call(self._creates.evalsha(_CREATE, names, args))
         return tag if result else None
 
     async def load(self, code: str) -> Stored | None:
@@ -478,7 +477,7 @@ class RedisStore(Store):
     ) -> str:
         tag = new_tag()
         names = [keys.room(code), keys.log(code), keys.presence(code), keys.archive(code)]
-        args = [
+        args: list[Arg] = [
             expected,
             str(version),
             data,
@@ -492,15 +491,18 @@ class RedisStore(Store):
             *archive,
             *(part for v, e in earlier for part in (str(v), e)),
         ]
-        if self._lean is not None:
-            result = await self._call(self._lean.evalsha(_SAVE, names, args))
-        else:
-            result = await self._call(self._save(keys=names, args=args))
+        result = await self._call(self._save(names, args))
         if result == 0:
             raise RoomMissing(code)
         if result == -1:
             raise VersionConflict(code)
         return tag
+
+    async def _save(self, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
+        """The save script's one path, on one plain Redis and on a cluster alike: on the
+        save's connection, by its SHA-1, sent whole once after ``NOSCRIPT``, within one
+        timeout, never resent (:meth:`~server.stores.redis_wire.Connection.evalsha`)."""
+        return await self._saves.evalsha(_SAVE, keys, args)
 
     async def stamps(self, codes: list[str]) -> dict[str, Stamp | None]:
         if not codes:

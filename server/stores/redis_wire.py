@@ -1,15 +1,18 @@
-"""A lean Redis connection for the one command on every action's path (the save script), and
-for the notice subscriptions.
+"""The store's connections to Redis for its writes: one small interface, served two ways.
 
-redis-py's asyncio client spends ~150-170 µs of CPU on one call here (its connection pool,
-retry wrapper, event dispatch and stream layers), against ~75 µs for the same call on this
-connection (``python -m bench.redis_client_cost``). A save is made for every accepted action,
-so :class:`~server.stores.redis_store.RedisStore` sends its save script on this connection, and
-subscribes to notices on another, when the store is one plain Redis (``redis://``);
-everything else (reads, creation, presence, a Redis Cluster, TLS or a Unix socket) stays on
-redis-py.
+:class:`Connection`: calls, and a script run by its SHA-1 (:meth:`Connection.evalsha`,
+written once for both ways, ``NOSCRIPT`` fallback included).
+:class:`~server.stores.redis_store.RedisStore` writes its save script and its compare-and-set
+once, against it. On one plain Redis (``redis://``) it is served by :class:`LeanConnection`, a
+pipelined connection of our own (an :class:`asyncio.Protocol` with hiredis's reply reader),
+which also carries the notice subscriptions there; everywhere else (a Redis Cluster, TLS, a
+Unix socket) by redis-py's client (:class:`ClientConnection`).
+redis-py's asyncio client spends ~65-100 µs of CPU on one save here (its connection pool,
+retry wrapper, event dispatch and stream layers) against ~17-21 µs on the lean connection
+(``python -m bench.redis_client_cost``; docs/benchmarks.md, *redis_wire*), and a save is made
+for every accepted action.
 
-It keeps the promises redis-py's write client made here:
+The lean connection keeps the promises redis-py's write client makes here:
 
 - **A call never waits longer than ``timeout``**, connecting, the handshake (AUTH, SELECT)
   and a ``NOSCRIPT`` fallback included: one deadline per call. Replies come in order, so when
@@ -33,8 +36,10 @@ Calls are pipelined: several rooms' saves share the connection, each awaiting it
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import collections
+import functools
 import hashlib
 import socket
 from collections.abc import Callable, Sequence
@@ -42,6 +47,7 @@ from typing import Any, cast
 from urllib.parse import urlsplit
 
 import hiredis
+import redis.asyncio as aioredis
 from redis._parsers import BaseParser
 from redis.asyncio.connection import parse_url
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -65,6 +71,42 @@ class _Errors(BaseParser):
 
 #: An error reply's message (without its ``-``) -> redis-py's exception for it.
 _error: Callable[[str], RedisError] = _Errors.parse_error
+
+
+class Connection(abc.ABC):
+    """What the store's writes need of a connection: a call, bounded by the connection's
+    ``timeout`` (or a deadline given), never resent; and a Lua script run by its SHA-1."""
+
+    timeout: float
+
+    @abc.abstractmethod
+    async def call(self, *args: Arg, deadline: float | None = None) -> Any:
+        """Send one command and wait for its reply, at most until ``deadline`` (by the loop's
+        clock; ``timeout`` from now by default). Redis's error reply is raised as redis-py's
+        exception for it; a lost connection is redis-py's ``ConnectionError`` and a deadline
+        passed its ``TimeoutError``: the command's outcome is then unknown."""
+
+    async def evalsha(self, script: str, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
+        """Run ``script`` by its SHA-1; if Redis does not have it (a restart, SCRIPT FLUSH),
+        send it whole once: a ``NOSCRIPT`` reply means it did not run. Both count against one
+        ``timeout``."""
+        deadline = asyncio.get_running_loop().time() + self.timeout
+        try:
+            return await self.call(
+                "EVALSHA", _sha1(script), len(keys), *keys, *args, deadline=deadline
+            )
+        except NoScriptError:
+            pass
+        return await self.call("EVAL", script, len(keys), *keys, *args, deadline=deadline)
+
+    @abc.abstractmethod
+    async def aclose(self) -> None:
+        """Close it: a call waiting fails with a connection error."""
+
+
+@functools.cache
+def _sha1(script: str) -> str:
+    return hashlib.sha1(script.encode()).hexdigest()
 
 
 def lean_url(url: str) -> bool:
@@ -219,7 +261,7 @@ class _Link(asyncio.Protocol):
         self._owner._lost(self)
 
 
-class LeanConnection:
+class LeanConnection(Connection):
     """A pipelined connection to one Redis (``redis://[user:password@]host:port/db``)."""
 
     def __init__(self, url: str, timeout: float) -> None:
@@ -231,20 +273,18 @@ class LeanConnection:
         self._username: str | None = options.get("username")
         self._password: str | None = options.get("password")
         self._db: int = int(options.get("db", 0))
-        self._timeout = timeout
+        self.timeout = timeout
         self._link: _Link | None = None
         self._opening: asyncio.Future[_Link] | None = None
-        self._shas: dict[str, str] = {}
         self._on_lost: Callable[[], None] | None = None
         self._closed = False
 
     async def call(self, *args: Arg, deadline: float | None = None) -> Any:
-        """Send one command and wait for its reply, at most until ``deadline`` (by the
-        loop's clock; ``timeout`` from now by default), connecting first if need be: the
-        connection, its handshake and the reply all count against the one deadline."""
+        """:meth:`Connection.call`, connecting first if need be: the connection, its
+        handshake and the reply all count against the one deadline."""
         loop = asyncio.get_running_loop()
         if deadline is None:
-            deadline = loop.time() + self._timeout
+            deadline = loop.time() + self.timeout
         link = self._link
         if link is None or link.closed:
             link = await self._open(deadline)
@@ -253,20 +293,6 @@ class LeanConnection:
         if loop.time() >= deadline:
             raise RedisTimeoutError("Timeout before the command was sent to Redis")
         return await link.send(encode(args), deadline)
-
-    async def evalsha(self, script: str, keys: Sequence[Arg], args: Sequence[Arg]) -> Any:
-        """Run ``script`` by its SHA-1; if Redis does not have it (a restart, SCRIPT FLUSH),
-        send it whole once: a ``NOSCRIPT`` reply means it did not run. Both count against one
-        ``timeout``."""
-        deadline = asyncio.get_running_loop().time() + self._timeout
-        sha = self._shas.get(script)
-        if sha is None:
-            sha = self._shas[script] = hashlib.sha1(script.encode()).hexdigest()
-        try:
-            return await self.call("EVALSHA", sha, len(keys), *keys, *args, deadline=deadline)
-        except NoScriptError:
-            pass
-        return await self.call("EVAL", script, len(keys), *keys, *args, deadline=deadline)
 
     async def _open(self, deadline: float) -> _Link:
         """One connection at a time is opened, within ``timeout`` of starting; every call
@@ -300,7 +326,7 @@ class LeanConnection:
     async def _connect(self) -> _Link:
         loop = asyncio.get_running_loop()
         # The connection and its handshake together take at most ``timeout``.
-        deadline = loop.time() + self._timeout
+        deadline = loop.time() + self.timeout
         try:
             async with asyncio.timeout_at(deadline):
                 _, link = await loop.create_connection(lambda: _Link(self), self._host, self._port)
@@ -338,7 +364,7 @@ class LeanConnection:
         connection is lost. Only :meth:`send` may be used on it afterwards."""
         link = self._link
         if link is None or link.closed:
-            link = await self._open(asyncio.get_running_loop().time() + self._timeout)
+            link = await self._open(asyncio.get_running_loop().time() + self.timeout)
         self._on_lost = on_lost
         link.pushes = pushes
 
@@ -362,3 +388,27 @@ class LeanConnection:
             link.fail(RedisConnectionError("Connection closed"))
         if self._opening is not None:
             self._opening.cancel()
+
+
+class ClientConnection(Connection):
+    """:class:`Connection` on redis-py's client, a ``Redis`` or a ``RedisCluster`` (which sends
+    a script to the node holding its keys, and follows ``MOVED``/``ASK``): each command is
+    bounded by the client's socket timeout and the whole call by its deadline. The client
+    given must not retry writes (``retries=0``); it is closed with this."""
+
+    def __init__(self, client: aioredis.Redis | aioredis.RedisCluster, timeout: float) -> None:
+        self._client = client
+        self.timeout = timeout
+
+    async def call(self, *args: Arg, deadline: float | None = None) -> Any:
+        if deadline is None:
+            deadline = asyncio.get_running_loop().time() + self.timeout
+        try:
+            async with asyncio.timeout_at(deadline):
+                return await self._client.execute_command(*args)
+        except TimeoutError:
+            # redis-py closes a connection whose command was cancelled: nothing is resent.
+            raise RedisTimeoutError("Timeout reading from Redis") from None
+
+    async def aclose(self) -> None:
+        await self._client.aclose()

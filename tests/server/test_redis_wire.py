@@ -24,11 +24,12 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from server.codes import ALPHABET
 from server.stores import keys
 from server.stores.redis_store import RedisStore, _LeanShard
-from server.stores.redis_wire import LeanConnection, encode, lean_url
-from server.stores.store import Notice, NoticeKind, StoreUnavailable
+from server.stores.redis_wire import ClientConnection, Connection, LeanConnection, encode, lean_url
+from server.stores.store import Notice, NoticeKind, StoreUnavailable, VersionConflict
 from tests.processes import LOCALHOST
 from tests.redis_process import RedisProcess
 from tests.server.conftest import Run
+from tests.server.harness import flush
 
 # KEYS: counter. ARGV: step. The counter after the step.
 COUNT = "return redis.call('INCRBY', KEYS[1], ARGV[1])"
@@ -44,9 +45,13 @@ def test_only_a_plain_redis_url_gets_the_lean_connection() -> None:
     assert lean_url("redis://127.0.0.1:6379/0")
     assert not lean_url("rediss://127.0.0.1:6379/0")
     assert not lean_url("unix:///run/redis.sock")
-    assert RedisStore("redis://127.0.0.1:1/0")._lean is not None
-    assert RedisStore("rediss://127.0.0.1:1/0")._lean is None
-    assert RedisStore("redis://127.0.0.1:1/0", cluster=True)._lean is None
+    plain = RedisStore("redis://127.0.0.1:1/0")
+    assert plain._lean and isinstance(plain._saves, LeanConnection)
+    for other in (
+        RedisStore("rediss://127.0.0.1:1/0"),
+        RedisStore("redis://127.0.0.1:1/0", cluster=True),
+    ):
+        assert not other._lean and isinstance(other._saves, ClientConnection)
 
 
 def test_a_script_runs_by_its_sha_and_is_sent_whole_once_after_a_script_flush(
@@ -299,7 +304,7 @@ def test_the_store_saves_through_it_and_a_paused_redis_is_unavailable_not_a_hang
             new = await store.save("LEANX", tag, 2, b"two", b"e2", 60.0, notice)
             stored = await store.load("LEANX")
             assert stored is not None and (stored.version, stored.data) == (2, b"two")
-            assert store._lean is not None and store._lean._link is not None
+            assert isinstance(store._saves, LeanConnection) and store._saves._link is not None
             redis_proc.pause()
             try:
                 with pytest.raises(StoreUnavailable):
@@ -450,8 +455,9 @@ def test_a_redis_at_its_client_limit_is_an_error_at_once_not_a_hang(
 
 class SlowRedis:
     """A stand-in for Redis on a free loopback port that answers each command ``delay``
-    seconds after it came, from ``answers`` (command name -> RESP reply): for what a real
-    Redis cannot be made to do on cue, a slow reply to each step of a handshake."""
+    seconds after it came, from ``answers`` (command name -> RESP reply; ``+OK`` for any
+    other): for what a real Redis cannot be made to do on cue, a slow reply to each step of a
+    handshake."""
 
     def __init__(self, answers: dict[bytes, bytes], delay: float) -> None:
         self.answers = answers
@@ -479,7 +485,7 @@ class SlowRedis:
                     self.commands.append(command[0].upper())
                     self.got.set()
                     await asyncio.sleep(self.delay)  # the stand-in's slowness, not a wait
-                    writer.write(self.answers[command[0].upper()])
+                    writer.write(self.answers.get(command[0].upper(), b"+OK\r\n"))
         except ConnectionError:
             pass
         finally:
@@ -510,22 +516,34 @@ def test_a_refusal_that_comes_after_the_call_was_written_is_a_connection_error(
     run(body())
 
 
+@pytest.mark.parametrize("kind", ["lean", "redis-py"])
 def test_the_connection_its_handshake_and_a_noscript_fallback_share_one_timeout(
-    run: Run,
+    kind: str, run: Run
 ) -> None:
     """Each step answers in 0.3 s, the timeout is 0.5 s: AUTH, then EVALSHA (NOSCRIPT), then
     EVAL would take 0.9 s, so the call times out instead of taking every step's full timeout
-    (review finding: it succeeded after 0.9 s)."""
+    (review finding: it succeeded after 0.9 s). The same on redis-py's connection, which the
+    save uses on a cluster (its socket timeout alone would have allowed each step 5 s)."""
 
     async def body() -> None:
         answers = {b"AUTH": b"+OK\r\n", b"EVALSHA": b"-NOSCRIPT no script\r\n", b"EVAL": b":1\r\n"}
         async with SlowRedis(answers, delay=0.3) as url:
-            lean = LeanConnection(url, timeout=0.5)
+            conn: Connection
+            if kind == "lean":
+                conn = LeanConnection(url, timeout=0.5)
+            else:
+                client = aioredis.Redis.from_url(
+                    url, socket_timeout=5.0, retry=Retry(NoBackoff(), retries=0), protocol=2
+                )
+                conn = ClientConnection(client, timeout=0.5)
+            loop = asyncio.get_running_loop()
+            started = loop.time()
             try:
                 with pytest.raises(RedisTimeoutError):
-                    await lean.evalsha(COUNT, ["k"], [1])
+                    await conn.evalsha(COUNT, ["k"], [1])
+                assert loop.time() - started < 0.8
             finally:
-                await lean.aclose()
+                await conn.aclose()
 
     run(body())
 
@@ -571,3 +589,55 @@ def test_the_connection_probes_a_silent_peer_with_tcp_keepalive(redis_url: str, 
             await lean.aclose()
 
     run(body())
+
+
+@pytest.mark.parametrize("where", ["redis", "cluster"])
+async def test_one_save_path_serves_one_redis_and_a_cluster(
+    where: str, request: pytest.FixtureRequest
+) -> None:
+    """The store's save is written once, whichever connection serves it (the lean one on one
+    Redis, redis-py's on a cluster): the save script by its SHA-1, sent whole once after Redis
+    lost it (SCRIPT FLUSH), its compare-and-set answered alike."""
+    cluster = where == "cluster"
+    if cluster:
+        url = request.getfixturevalue("redis_cluster_clean")
+        nodes: list[RedisProcess] = request.getfixturevalue("redis_cluster").live()
+    else:
+        url = request.getfixturevalue("redis_url")
+        await flush(url)
+        nodes = []
+    store = RedisStore(url, timeout=1.0, cluster=cluster)
+    conn = store._saves
+    assert type(conn) is (ClientConnection if cluster else LeanConnection)
+    sent: list[object] = []
+    call = conn.call
+
+    async def recording(*args: bytes | str | int, deadline: float | None = None) -> object:
+        sent.append(args[0])
+        return await call(*args, deadline=deadline)
+
+    conn.call = recording  # type: ignore[method-assign]
+    code = _code()
+    notice = Notice(NoticeKind.CHANGE, code, 2, "i")
+    try:
+        tag = await store.create(code, b"one", b"e1", ttl=60.0)
+        assert tag is not None
+        sent.clear()
+        if cluster:
+            for node in nodes:
+                with node.client() as admin:
+                    admin.script_flush()
+        else:
+            with Redis.from_url(url) as admin:
+                admin.script_flush()
+        second = await store.save(code, tag, 2, b"two", b"e2", 60.0, notice)
+        assert sent == ["EVALSHA", "EVAL"]  # NOSCRIPT: it did not run, and was sent whole
+        await store.save(code, second, 3, b"three", b"e3", 60.0, notice)
+        assert sent == ["EVALSHA", "EVAL", "EVALSHA"]
+        with pytest.raises(VersionConflict):
+            await store.save(code, tag, 3, b"late", b"e3", 60.0, notice)
+        stored = await store.load(code)
+        assert stored is not None and (stored.version, stored.data) == (3, b"three")
+        assert [v for v, _ in await store.log(code)] == [1, 2, 3]
+    finally:
+        await store.close()
