@@ -268,3 +268,44 @@ def check_ends_near_the_move_bound(harness: Harness, seats: int, seed: int, left
     assert len(log) <= left
     if len(log) < left:
         assert result.move_bound is None
+
+
+def reachable(game: Game[Any, Any], seats: int, seed: int, limit: int) -> list[tuple[Any, int]]:
+    """Up to ``limit`` (state, seat to act) pairs of one seeded game, its moves half random
+    legal ones and half the strong bot's (so that the states a good player reaches come too)."""
+    rnd = random.Random(seed)
+    state = game.new_game(seats, None, seed)
+    out: list[tuple[Any, int]] = []
+    while game.result(state) is None and len(out) < limit:
+        seat = rnd.choice(sorted(game.to_act(state)))
+        out.append((state, seat))
+        legal = game.legal_actions(state, seat)
+        action = None
+        if rnd.random() < 0.5:
+            action = game.bot_action(state, seat, Rng.from_seed(seed), "strong")
+        state, _ = game.apply(state, seat, action if action is not None else rnd.choice(legal))
+    return out
+
+
+def check_bot_sees_only_its_view(h: Harness, level: str, seeds: range, limit: int) -> int:
+    """A bot decides from its seat's view only: with the cards hidden from its seat shuffled
+    among their hidden places (so the seat's view is the same), it makes the same move, which
+    is legal there too. Over the reachable states of games of 2 to 8 seats; returns how many
+    (state, shuffle) pairs were checked."""
+    game = h.game
+    rnd = random.Random(level)
+    checked = 0
+    for seed in seeds:
+        seats = game.min_seats + seed % (game.max_seats - game.min_seats + 1)
+        for state, seat in reachable(game, seats, seed, limit):
+            rng = Rng.from_seed(rnd.getrandbits(64))
+            move = game.bot_action(state, seat, rng, level)
+            for _ in range(2):
+                other = h.permute_hidden(state, seat, rnd)
+                assert game.view(other, seat) == game.view(state, seat)
+                if move is not None:
+                    legal = [game.dump_action(a) for a in game.legal_actions(other, seat)]
+                    assert game.dump_action(move) in legal
+                assert game.bot_action(other, seat, rng, level) == move
+                checked += 1
+    return checked
