@@ -25,7 +25,16 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from server.stores import keys
-from server.stores.redis_wire import Arg, ClientConnection, Connection, LeanConnection, lean_url
+from server.stores.redis_wire import (
+    Arg,
+    ClientConnection,
+    ClientSubscriber,
+    Connection,
+    LeanConnection,
+    Push,
+    Subscriber,
+    lean_url,
+)
 from server.stores.store import (
     Notice,
     NoticeHandler,
@@ -106,131 +115,65 @@ def _tag(tag: bytes | None, version: bytes) -> str:
 
 class _Shard:
     """One pub/sub connection to one Redis node (the node itself, or a cluster master) and the
-    room channels subscribed to there.
+    room channels subscribed to there, whichever connection serves it (a
+    :class:`~server.stores.redis_wire.Subscriber`: the lean one on one plain Redis, redis-py's
+    elsewhere).
 
-    Its client never retries, so a lost connection ends :meth:`_read`, and the store's
-    supervisor builds a new shard. Every ``ssubscribe`` confirmation (the first one, and any
-    redis-py sends again after reconnecting silently) becomes a RESYNC notice for that room:
-    notices may have been missed before it."""
+    A lost connection is never made again behind its back: it marks the shard failed, and the
+    store's supervisor builds a new one. Every ``ssubscribe`` confirmation becomes a RESYNC
+    notice for that room: notices may have been missed before it."""
 
-    def __init__(self, store: RedisStore, name: str, client: aioredis.Redis) -> None:
+    def __init__(self, store: RedisStore, name: str, conn: Subscriber) -> None:
         self.name = name
         self.codes: set[str] = set()
+        self.failed = False
         self._store = store
-        self._client = client
-        self._pubsub = client.pubsub(ignore_subscribe_messages=False)
-        self._reader: asyncio.Task[None] | None = None
-
-    @property
-    def failed(self) -> bool:
-        return self._reader is not None and self._reader.done()
+        self._conn = conn
+        self._listening = False
 
     async def add(self, codes: set[str]) -> None:
+        if not self._listening:
+            await self._conn.listen(self._push, self._on_lost)
+            self._listening = True
         # One SSUBSCRIBE per channel: on a cluster, channels of several slots in one command
         # are refused (CROSSSLOT).
         for code in sorted(codes):
-            await self._pubsub.ssubscribe(keys.notices(code))
-            self.codes.add(code)
-        if self._reader is None:
-            self._reader = asyncio.create_task(self._read())
-            self._reader.add_done_callback(lambda _: self._store._wake_up())
-
-    async def remove(self, codes: set[str]) -> None:
-        for code in sorted(codes):
-            self.codes.discard(code)
-            await self._pubsub.sunsubscribe(keys.notices(code))
-
-    async def _read(self) -> None:
-        try:
-            while True:
-                message = await self._pubsub.get_message(timeout=1.0)
-                if message is None:
-                    continue
-                kind = message.get("type")
-                if kind == "smessage":
-                    self._store._deliver(message["data"])
-                    continue
-                code = keys.code_of(message.get("channel", b"").decode().removesuffix(":notices"))
-                if code is None or code not in self.codes:
-                    continue
-                if kind == "ssubscribe":
-                    self._store._hand(Notice(NoticeKind.RESYNC, code, 0, ""))
-                elif kind == "sunsubscribe":
-                    # Not asked for: the node no longer serves the room's slot (resharding,
-                    # or it became a replica). The supervisor routes it again.
-                    log.info("notices of %s unsubscribed by %s; routing again", code, self.name)
-                    return
-        except (RedisError, OSError) as exc:
-            log.warning("notice listener lost Redis %s (%s); reconnecting", self.name, exc)
-
-    async def close(self) -> None:
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
-        with contextlib.suppress(Exception):
-            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
-        with contextlib.suppress(Exception):
-            await self._client.aclose()
-
-
-class _LeanShard:
-    """:class:`_Shard` on one plain Redis, over a lean connection (server/stores/redis_wire.py): the
-    same contract, without redis-py's pub/sub reader (a notice reaches every instance in the
-    room after every action). A lost connection marks it failed, and the store's supervisor
-    builds a new one; every ``ssubscribe`` confirmation becomes a RESYNC notice."""
-
-    def __init__(self, store: RedisStore, name: str, url: str, timeout: float) -> None:
-        self.name = name
-        self.codes: set[str] = set()
-        self._store = store
-        self._conn = LeanConnection(url, timeout)
-        self._subscribed = False
-        self._lost = False
-
-    @property
-    def failed(self) -> bool:
-        return self._lost
-
-    async def add(self, codes: set[str]) -> None:
-        if not self._subscribed:
-            await self._conn.subscribe(self._push, self._on_lost)
-            self._subscribed = True
-        for code in sorted(codes):
-            self._conn.send("SSUBSCRIBE", keys.notices(code))
+            await self._conn.subscribe(keys.notices(code))
             self.codes.add(code)
 
     async def remove(self, codes: set[str]) -> None:
         for code in sorted(codes):
             self.codes.discard(code)
-            self._conn.send("SUNSUBSCRIBE", keys.notices(code))
+            await self._conn.unsubscribe(keys.notices(code))
 
-    def _push(self, reply: Any) -> None:
+    def _push(self, push: Push) -> None:
         try:
-            kind = reply[0]
+            kind = push[0]
             if kind == b"smessage":
-                self._store._deliver(reply[2])
+                self._store._deliver(push[2])
                 return
-            code = keys.code_of(reply[1].decode().removesuffix(":notices"))
+            code = keys.code_of(push[1].decode().removesuffix(":notices"))
         except (TypeError, IndexError, AttributeError, UnicodeDecodeError):
-            log.warning("ignoring a malformed push from Redis: %r", reply)
+            log.warning("ignoring a malformed push from Redis: %r", push)
             return
         if code is None or code not in self.codes:
             return
         if kind == b"ssubscribe":
             self._store._hand(Notice(NoticeKind.RESYNC, code, 0, ""))
         elif kind == b"sunsubscribe":
+            # Not asked for: the node no longer serves the room's slot (resharding, or it
+            # became a replica). The supervisor routes it again.
             log.info("notices of %s unsubscribed by %s; routing again", code, self.name)
             self._conn.drop("unsubscribed by Redis")
 
-    def _on_lost(self) -> None:
-        if not self._lost:
-            self._lost = True
-            log.warning("notice listener lost Redis %s; reconnecting", self.name)
+    def _on_lost(self, why: str) -> None:
+        if not self.failed:
+            self.failed = True
+            log.warning("notice listener lost Redis %s (%s); reconnecting", self.name, why)
             self._store._wake_up()
 
     async def close(self) -> None:
-        self._lost = True
+        self.failed = True
         await self._conn.aclose()
 
 
@@ -303,7 +246,7 @@ class RedisStore(Store):
         self._wake = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
         #: The supervisor's subscriptions, by node name.
-        self._shards: dict[str, _Shard | _LeanShard] = {}
+        self._shards: dict[str, _Shard] = {}
 
     async def open(self, on_notice: NoticeHandler) -> None:
         await self.ping()
@@ -349,7 +292,7 @@ class RedisStore(Store):
             for shard in shards.values():
                 await shard.close()
 
-    async def _reconcile(self, shards: dict[str, _Shard | _LeanShard], stale: bool) -> None:
+    async def _reconcile(self, shards: dict[str, _Shard], stale: bool) -> None:
         """Subscribe each watched room on its node; ``stale``: the last try failed, so the
         cluster's slot map may be out of date too (a master died: its replica takes over)."""
         failed = [name for name, shard in shards.items() if shard.failed]
@@ -371,10 +314,7 @@ class RedisStore(Store):
         for name, codes in wanted.items():
             if name not in shards:
                 _, host, port = routes[next(iter(codes))]
-                if self._lean:
-                    shards[name] = _LeanShard(self, name, self._url, self._timeout)
-                else:
-                    shards[name] = _Shard(self, name, self._subscriber(host, port))
+                shards[name] = _Shard(self, name, self._subscriber(host, port))
             shard = shards[name]
             try:
                 await shard.add(codes)
@@ -391,14 +331,17 @@ class RedisStore(Store):
             raise RedisConnectionError(f"no node serves room {code}")
         return (node.name, node.host, node.port)
 
-    def _subscriber(self, host: str, port: int) -> aioredis.Redis:
+    def _subscriber(self, host: str, port: int) -> Subscriber:
+        """A connection for the notices of the node at ``host:port`` (on one Redis, it)."""
+        if self._lean:
+            return LeanConnection(self._url, self._timeout)
         options: dict[str, Any] = {
             "decode_responses": False,
             "socket_connect_timeout": self._timeout,
             "retry": Retry(NoBackoff(), retries=0),
         }
         if not self._cluster:
-            return aioredis.Redis.from_url(self._url, **options)
+            return ClientSubscriber(aioredis.Redis.from_url(self._url, **options))
         # The cluster URL's credentials and TLS apply to every node.
         parsed = urlsplit(self._url)
         url = parsed._replace(
@@ -407,7 +350,7 @@ class RedisStore(Store):
             else f"{host}:{port}",
             path="",
         )
-        return aioredis.Redis.from_url(urlunsplit(url), **options)
+        return ClientSubscriber(aioredis.Redis.from_url(urlunsplit(url), **options))
 
     def _deliver(self, data: bytes) -> None:
         try:

@@ -1,12 +1,15 @@
-"""The store's connections to Redis for its writes: one small interface, served two ways.
+"""The store's connections to Redis: two small interfaces, each served two ways.
 
-:class:`Connection`: calls, and a script run by its SHA-1 (:meth:`Connection.evalsha`,
-written once for both ways, ``NOSCRIPT`` fallback included).
-:class:`~server.stores.redis_store.RedisStore` writes its save script and its compare-and-set
-once, against it. On one plain Redis (``redis://``) it is served by :class:`LeanConnection`, a
-pipelined connection of our own (an :class:`asyncio.Protocol` with hiredis's reply reader),
-which also carries the notice subscriptions there; everywhere else (a Redis Cluster, TLS, a
-Unix socket) by redis-py's client (:class:`ClientConnection`).
+- :class:`Connection`: calls, and a script run by its SHA-1 (:meth:`Connection.evalsha`,
+  written once for both ways, ``NOSCRIPT`` fallback included);
+- :class:`Subscriber`: a connection in pub/sub mode, its pushed messages handed on as Redis
+  sends them (``[kind, channel, data]``).
+
+:class:`~server.stores.redis_store.RedisStore` writes its save script, its compare-and-set and
+its notice subscriptions once, against these. On one plain Redis (``redis://``) they are
+served by :class:`LeanConnection`, a pipelined connection of our own (an
+:class:`asyncio.Protocol` with hiredis's reply reader); everywhere else (a Redis Cluster, TLS, a
+Unix socket) by redis-py's client (:class:`ClientConnection`, :class:`ClientSubscriber`).
 redis-py's asyncio client spends ~65-100 µs of CPU on one save here (its connection pool,
 retry wrapper, event dispatch and stream layers) against ~17-21 µs on the lean connection
 (``python -m bench.redis_client_cost``; docs/benchmarks.md, *redis_wire*), and a save is made
@@ -39,6 +42,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import collections
+import contextlib
 import functools
 import hashlib
 import socket
@@ -55,6 +59,9 @@ from redis.exceptions import NoScriptError, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 Arg = bytes | str | int
+
+#: A message pushed to a subscriber, as Redis sends it: ``[kind, channel, data]``.
+Push = Sequence[Any]
 
 _NOT_YET = object()
 
@@ -102,6 +109,33 @@ class Connection(abc.ABC):
     @abc.abstractmethod
     async def aclose(self) -> None:
         """Close it: a call waiting fails with a connection error."""
+
+
+class Subscriber(abc.ABC):
+    """A connection to one Redis node in pub/sub mode, for the store's notice subscriptions
+    (sharded channels)."""
+
+    @abc.abstractmethod
+    async def listen(self, pushes: Callable[[Push], None], on_lost: Callable[[str], None]) -> None:
+        """Hand every message pushed from now on (a notice, a subscription's confirmation, an
+        unsubscription) to ``pushes``; ``on_lost`` is called once, with why, when the
+        connection is lost or dropped: it is never made again silently."""
+
+    @abc.abstractmethod
+    async def subscribe(self, channel: str) -> None:
+        """Ask for ``channel``'s messages (``SSUBSCRIBE``); Redis's confirmation is pushed."""
+
+    @abc.abstractmethod
+    async def unsubscribe(self, channel: str) -> None:
+        """Stop them (``SUNSUBSCRIBE``); the confirmation is pushed."""
+
+    @abc.abstractmethod
+    def drop(self, why: str) -> None:
+        """Close the connection now: ``on_lost`` is called."""
+
+    @abc.abstractmethod
+    async def aclose(self) -> None:
+        """Close it for good."""
 
 
 @functools.cache
@@ -154,7 +188,7 @@ class _Link(asyncio.Protocol):
 
     def __init__(self, owner: LeanConnection) -> None:
         self._owner = owner
-        self.pushes: Callable[[Any], None] | None = None
+        self.pushes: Callable[[Push], None] | None = None
         self._reader = hiredis.Reader(replyError=_error, notEnoughData=_NOT_YET)
         self.transport: asyncio.Transport | None = None
         #: Calls sent and not answered, oldest first: (future, deadline).
@@ -261,8 +295,9 @@ class _Link(asyncio.Protocol):
         self._owner._lost(self)
 
 
-class LeanConnection(Connection):
-    """A pipelined connection to one Redis (``redis://[user:password@]host:port/db``)."""
+class LeanConnection(Connection, Subscriber):
+    """A pipelined connection to one Redis (``redis://[user:password@]host:port/db``): for
+    calls, or, once :meth:`listen` was called, a subscriber's."""
 
     def __init__(self, url: str, timeout: float) -> None:
         if not lean_url(url):
@@ -276,7 +311,7 @@ class LeanConnection(Connection):
         self.timeout = timeout
         self._link: _Link | None = None
         self._opening: asyncio.Future[_Link] | None = None
-        self._on_lost: Callable[[], None] | None = None
+        self._on_lost: Callable[[str], None] | None = None
         self._closed = False
 
     async def call(self, *args: Arg, deadline: float | None = None) -> Any:
@@ -356,20 +391,25 @@ class LeanConnection(Connection):
         if self._link is link:
             self._link = None
         if self._on_lost is not None and link.pushes is not None:
-            self._on_lost()
+            self._on_lost(link.why)
 
-    async def subscribe(self, pushes: Callable[[Any], None], on_lost: Callable[[], None]) -> None:
-        """Make this a subscriber's connection: from now on every reply (pushed messages,
-        subscription confirmations) goes to ``pushes``, and ``on_lost`` is called once if the
-        connection is lost. Only :meth:`send` may be used on it afterwards."""
+    async def listen(self, pushes: Callable[[Push], None], on_lost: Callable[[str], None]) -> None:
+        """Make this a subscriber's connection (:meth:`Subscriber.listen`): every reply from
+        now on goes to ``pushes``. Only :meth:`subscribe`, :meth:`unsubscribe` and
+        :meth:`send` may be used on it afterwards."""
         link = self._link
         if link is None or link.closed:
             link = await self._open(asyncio.get_running_loop().time() + self.timeout)
         self._on_lost = on_lost
         link.pushes = pushes
 
+    async def subscribe(self, channel: str) -> None:
+        self.send("SSUBSCRIBE", channel)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self.send("SUNSUBSCRIBE", channel)
+
     def drop(self, why: str) -> None:
-        """Close the connection now (a subscriber's ``on_lost`` is called)."""
         link = self._link
         if link is not None:
             link.fail(RedisConnectionError(why))
@@ -412,3 +452,60 @@ class ClientConnection(Connection):
 
     async def aclose(self) -> None:
         await self._client.aclose()
+
+
+class ClientSubscriber(Subscriber):
+    """:class:`Subscriber` on redis-py's client for one node (a cluster's master, TLS, a Unix
+    socket): its ``PubSub``, read by a task from the first subscription on. The client must
+    not retry (``retries=0``), so a lost connection ends the reader (``on_lost``) rather than
+    being made again behind the store's back."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self._client = client
+        self._pubsub = client.pubsub(ignore_subscribe_messages=False)
+        self._reader: asyncio.Task[None] | None = None
+        self._pushes: Callable[[Push], None] | None = None
+        self._on_lost: Callable[[str], None] | None = None
+        self._why = "closed"
+
+    async def listen(self, pushes: Callable[[Push], None], on_lost: Callable[[str], None]) -> None:
+        self._pushes, self._on_lost = pushes, on_lost
+
+    async def subscribe(self, channel: str) -> None:
+        await self._pubsub.ssubscribe(channel)
+        if self._reader is None:
+            self._reader = asyncio.create_task(self._read())
+
+    async def unsubscribe(self, channel: str) -> None:
+        await self._pubsub.sunsubscribe(channel)
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                message = await self._pubsub.get_message(timeout=1.0)
+                if message is not None and self._pushes is not None:
+                    kind = message.get("type", "").encode()
+                    self._pushes([kind, message.get("channel"), message.get("data")])
+        except (RedisError, OSError) as exc:
+            self._why = str(exc) or type(exc).__name__
+        finally:
+            if self._on_lost is not None:
+                self._on_lost(self._why)
+
+    def drop(self, why: str) -> None:
+        self._why = why
+        if self._reader is not None:
+            self._reader.cancel()  # from within the reader too: it ends at its next wait
+        elif self._on_lost is not None:
+            self._on_lost(why)
+
+    async def aclose(self) -> None:
+        self._on_lost = None
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        with contextlib.suppress(Exception):
+            await self._pubsub.aclose()  # type: ignore[no-untyped-call]
+        with contextlib.suppress(Exception):
+            await self._client.aclose()

@@ -1,6 +1,8 @@
-"""The save script's own Redis connection (server/stores/redis_wire.py), on a real redis-server: its
-replies, its pipelining, and its promises through faults (a paused, killed or restarted Redis):
-a call never waits past its timeout, and nothing is ever sent twice."""
+"""The store's Redis connections (server/stores/redis_wire.py): the lean one on a real
+redis-server, its replies, its pipelining, Redis's error replies as redis-py's own exceptions,
+and its promises through faults (a paused, killed or restarted Redis): a call never waits past
+its timeout, and nothing is ever sent twice; and the one save path and the one subscriber of
+the store, on one plain Redis (the lean connection) and on a Redis Cluster (redis-py's)."""
 
 from __future__ import annotations
 
@@ -23,8 +25,15 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from server.codes import ALPHABET
 from server.stores import keys
-from server.stores.redis_store import RedisStore, _LeanShard
-from server.stores.redis_wire import ClientConnection, Connection, LeanConnection, encode, lean_url
+from server.stores.redis_store import RedisStore
+from server.stores.redis_wire import (
+    ClientConnection,
+    ClientSubscriber,
+    Connection,
+    LeanConnection,
+    encode,
+    lean_url,
+)
 from server.stores.store import Notice, NoticeKind, StoreUnavailable, VersionConflict
 from tests.processes import LOCALHOST
 from tests.redis_process import RedisProcess
@@ -47,11 +56,13 @@ def test_only_a_plain_redis_url_gets_the_lean_connection() -> None:
     assert not lean_url("unix:///run/redis.sock")
     plain = RedisStore("redis://127.0.0.1:1/0")
     assert plain._lean and isinstance(plain._saves, LeanConnection)
+    assert isinstance(plain._subscriber("", 0), LeanConnection)
     for other in (
         RedisStore("rediss://127.0.0.1:1/0"),
         RedisStore("redis://127.0.0.1:1/0", cluster=True),
     ):
         assert not other._lean and isinstance(other._saves, ClientConnection)
+        assert isinstance(other._subscriber("127.0.0.1", 1), ClientSubscriber)
 
 
 def test_a_script_runs_by_its_sha_and_is_sent_whole_once_after_a_script_flush(
@@ -403,27 +414,30 @@ def test_a_killed_redis_ends_the_subscription_and_it_is_made_again_with_a_resync
     run(body())
 
 
-def test_an_unsubscription_not_asked_for_makes_the_subscription_again(
-    redis_url: str, run: Run
+@pytest.mark.parametrize("where", ["redis", "cluster"])
+async def test_an_unsubscription_not_asked_for_makes_the_subscription_again(
+    where: str, request: pytest.FixtureRequest
 ) -> None:
     """What a cluster node does when a room's slot moves away; here Redis is made to send it
-    by unsubscribing behind the store's back."""
-
-    async def body() -> None:
-        code = _code()
-        reader, notices = await _opened(redis_url)
-        try:
-            reader.watch(code)
-            await _next(notices, NoticeKind.RESYNC)
-            shard = next(iter(reader._shards.values()))
-            assert isinstance(shard, _LeanShard)
-            shard._conn.send("SUNSUBSCRIBE", keys.notices(code))
-            assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
-            assert shard.failed
-        finally:
-            await reader.close()
-
-    run(body())
+    by unsubscribing behind the store's back. The one subscriber, on the lean connection (one
+    Redis) and on redis-py's (a cluster)."""
+    code = _code()
+    cluster = where == "cluster"
+    url = request.getfixturevalue("redis_cluster_clean" if cluster else "redis_url")
+    reader = RedisStore(url, timeout=1.0, cluster=cluster)
+    notices: asyncio.Queue[Notice] = asyncio.Queue()
+    await reader.open(notices.put_nowait)
+    try:
+        reader.watch(code)
+        await _next(notices, NoticeKind.RESYNC)
+        shard = next(iter(reader._shards.values()))
+        assert isinstance(shard._conn, ClientSubscriber if cluster else LeanConnection)
+        await shard._conn.unsubscribe(keys.notices(code))
+        assert await _next(notices, NoticeKind.RESYNC) == Notice(NoticeKind.RESYNC, code, 0, "")
+        assert shard.failed
+        assert next(iter(reader._shards.values())) is not shard
+    finally:
+        await reader.close()
 
 
 def test_a_redis_at_its_client_limit_is_an_error_at_once_not_a_hang(
