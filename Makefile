@@ -8,7 +8,8 @@ BIN := $(VENV)/bin
 test:
 	scripts/bootstrap test
 	$(MAKE) --no-print-directory lint
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -m slow
 
 lint:
 	$(BIN)/ruff check .

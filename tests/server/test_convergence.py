@@ -14,6 +14,8 @@ from contextlib import AsyncExitStack
 from dataclasses import replace
 from typing import Any
 
+import pytest
+
 from rules.codec import pack, unpack
 from server import rooms
 from server.rooms import commands
@@ -71,6 +73,7 @@ async def test_a_notice_arriving_as_a_reload_ends_is_not_dropped() -> None:
         assert state["version"] == first + 1
 
 
+@pytest.mark.slow
 async def test_two_instances_converge_on_every_move(redis_clean: str) -> None:
     """Players split over two instances: after every game each client holds the final
     version, and versions never went back on any connection."""

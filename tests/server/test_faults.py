@@ -156,6 +156,7 @@ async def test_redis_paused_past_the_timeout_applies_nothing_twice(
         await audit(RedisStore(redis_proc.url), code, clients)
 
 
+@pytest.mark.slow
 async def test_redis_restored_from_an_older_snapshot_rooms_continue(
     redis_proc: RedisProcess,
 ) -> None:

@@ -8,6 +8,7 @@ import random
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +34,7 @@ def _key(action: dict[str, Any]) -> str:
     return json.dumps(action, sort_keys=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(seats=SEATS, seed=SEEDS)
 def test_random_games_conform(seats: int, seed: int) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,6 +13,7 @@ from tests.rules.conformance import bot_game, check_ends_near_the_move_bound, pl
 from tests.rules.warp99.helpers import HARNESS
 
 
+@pytest.mark.slow
 @settings(max_examples=20)
 @given(seats=st.integers(2, 6), seed=st.integers(0, 2**63 - 1))
 def test_random_games_keep_every_invariant_and_end(seats: int, seed: int) -> None:
