@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import statistics
 import time
-from dataclasses import replace
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
@@ -75,7 +74,7 @@ async def one_round(settings: Settings, redis: RedisProcess) -> dict[str, float]
 
 
 async def main(rounds: int, timeout: float) -> None:
-    settings = replace(TEST_SETTINGS, redis_timeout=timeout, check_interval=1.0)
+    settings = TEST_SETTINGS.model_copy(update={"redis_timeout": timeout, "check_interval": 1.0})
     with TemporaryDirectory() as tmp, RedisProcess(workdir=Path(tmp)).start() as redis:
         runs = [await one_round(settings, redis) for _ in range(rounds)]
     print(f"Redis frozen (SIGSTOP), redis_timeout {timeout:g} s, {rounds} rounds:")

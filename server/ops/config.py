@@ -1,89 +1,90 @@
 """Server settings, read once from the environment.
 
-Every field of :class:`Settings` is a setting, read from ``PARLOR_<FIELD NAME IN CAPITALS>``
-(``port`` from ``PARLOR_PORT``) unless its annotation names another variable with :class:`Env`
-(``redis_url`` is ``REDIS_URL``, the name Redis tools already use). The annotation also says how
-the text is read and what is allowed, so a field added later gets its variable and its checks
-with no other code:
-
-- ``int`` and ``float``: greater than 0, unless a :class:`Range` says otherwise;
-- ``str``: not empty, unless marked :data:`MAY_BE_EMPTY`; :class:`Schemes` asks for a URL;
-- ``Path``: not empty; :data:`EXISTING_DIR` asks for a directory that exists;
-- ``bool``: ``true``/``false`` (or ``1``/``0``, ``yes``/``no``, ``on``/``off``);
-- a ``Literal``: one of its values; ``tuple[X, ...]``: comma-separated, blanks dropped;
-- ``X | None``: empty means ``None``.
+:class:`Settings` is a pydantic-settings model. Every field is a setting, read from
+``PARLOR_<FIELD NAME IN CAPITALS>`` (``port`` from ``PARLOR_PORT``) unless it names another
+variable (``redis_url`` is ``REDIS_URL``, the name Redis tools already use). A variable's text is
+stripped, then checked by pydantic against the field's annotation, so a field added later gets
+its variable and its checks with no other code: its type (a bool is ``true``/``false``, or
+``1``/``0``, ``yes``/``no``, ``on``/``off``; a number is finite) and its constraints (every
+number says its bounds: ``PositiveFloat``, ``Field(ge=1)``…). A number or a bool refuses empty
+text; elsewhere the annotation says what empty means: :data:`EMPTY_IS_NONE` (``None``),
+:data:`COMMA_SEPARATED` (a list, blanks dropped: no items), :data:`NOT_EMPTY` (refused, for a
+``str`` or ``Path`` that would take it), or a pattern (``REDIS_URL``'s allows it).
 
 An unset variable keeps the default. :meth:`Settings.from_env` reads them all and raises one
-:class:`SettingsError` naming every bad variable, so a misconfigured server refuses to start
-instead of failing later. ``docs/deploy.md`` lists every variable (a test compares the two).
+:class:`SettingsError` naming every bad variable and what it expects (said from the field's
+JSON schema), so a misconfigured server refuses to start instead of failing later.
+``docs/deploy.md`` lists every variable (a test compares the two).
 """
 
 from __future__ import annotations
 
-import math
 import os
 import re
-import types
-import typing
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Self
+
+from pydantic import (
+    AliasGenerator,
+    BeforeValidator,
+    DirectoryPath,
+    Field,
+    NonNegativeFloat,
+    PositiveFloat,
+    PositiveInt,
+    ValidationError,
+    model_validator,
+)
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticCustomError
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 _DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client-web"
 
 
-# -- what an annotation may say about its variable -------------------------------------------
+# -- how a variable's text is read where a type alone does not say it ------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Env:
-    """The variable's name, where it is not ``PARLOR_<FIELD>``."""
-
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class Range:
-    """Numbers from ``low`` to ``high``, both included (``None``: no upper bound)."""
-
-    low: float
-    high: float | None = None
+def _comma_separated(value: object) -> object:
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
 
 
-@dataclass(frozen=True, slots=True)
-class Schemes:
-    """A URL with one of these schemes (``redis`` allows ``redis://…``)."""
-
-    names: tuple[str, ...]
+def _empty_is_none(value: object) -> object:
+    return None if value == "" else value
 
 
-@dataclass(frozen=True, slots=True)
-class Pattern:
-    """Text that matches ``regex`` whole, described to a person as ``described``."""
-
-    regex: str
-    described: str
+def _not_empty(value: object) -> object:
+    if value == "":
+        raise ValueError("empty")
+    return value
 
 
-@dataclass(frozen=True, slots=True)
-class _Mark:
-    name: str
+#: A list in one variable: comma-separated, blanks dropped (so empty is the empty list).
+COMMA_SEPARATED = BeforeValidator(_comma_separated)
+#: Empty means ``None``.
+EMPTY_IS_NONE = BeforeValidator(_empty_is_none)
+#: Refuses empty text where the type would take it (a ``Path`` would read it as ``.``).
+NOT_EMPTY = BeforeValidator(_not_empty)
 
-    def __repr__(self) -> str:
-        return self.name
-
-
-#: Marks a ``str`` setting whose empty value means something.
-MAY_BE_EMPTY = _Mark("MAY_BE_EMPTY")
-#: Marks a ``Path`` setting that must name an existing directory.
-EXISTING_DIR = _Mark("EXISTING_DIR")
-
-#: WebSocket implementations of uvicorn that the installed packages provide.
+Port = Annotated[int, Field(ge=1, le=65535)]
+#: A token bucket's burst: below 1 it would let nothing through.
+Burst = Annotated[float, Field(ge=1)]
 #: Empty means the embedded store (one process only): SQLite, or memory if ``ephemeral``.
-RedisUrl = Annotated[str, Env("REDIS_URL"), Schemes(("redis", "rediss", "unix")), MAY_BE_EMPTY]
-#: A Redis Cluster node, ``host:port``.
-ClusterNode = Annotated[str, Pattern(r"[A-Za-z0-9._-]+:[0-9]{1,5}", "host:port")]
+RedisUrl = Annotated[
+    str,
+    Field(
+        pattern=r"^(?:(?i:redis|rediss|unix)://.+)?$",
+        description="a URL starting with redis://, rediss:// or unix://, or empty",
+    ),
+]
+#: A Redis Cluster node.
+ClusterNode = Annotated[
+    str, Field(pattern=r"^[A-Za-z0-9._-]+:[0-9]{1,5}$", description="host:port")
+]
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -115,142 +116,157 @@ class SettingsError(ValueError):
 # -- the settings ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    """Everything tunable, so tests can build a server with small limits (``replace`` on
-    ``Settings()``). The defaults suit one process on a laptop: port 8000, embedded store
-    (SQLite)."""
+class Settings(BaseSettings):
+    """Everything tunable, so tests can build a server with small limits
+    (``Settings().model_copy(update=...)``). The defaults suit one process on a laptop: port
+    8000, embedded store (SQLite)."""
 
-    host: str = "127.0.0.1"
-    port: Annotated[int, Range(1, 65535)] = 8000
-    redis_url: RedisUrl = ""
+    model_config = SettingsConfigDict(
+        frozen=True,
+        alias_generator=AliasGenerator(validation_alias=lambda name: f"PARLOR_{name.upper()}"),
+        validate_by_name=True,
+        allow_inf_nan=False,
+    )
+
+    host: Annotated[str, NOT_EMPTY] = "127.0.0.1"
+    port: Port = 8000
+    redis_url: RedisUrl = Field("", validation_alias="REDIS_URL")
     #: ``redis_url`` names one node of a Redis Cluster: use the cluster client (every master,
     #: sharded pub/sub). Without ``redis_url`` it has no effect.
     redis_cluster: bool = False
     #: More nodes of that Redis Cluster, ``host:port`` each: the cluster client learns the
     #: cluster from the first one of these and ``redis_url``'s node that answers, so a new
     #: instance starts while any of them is alive (a rolling deploy after a failover).
-    redis_cluster_nodes: tuple[ClusterNode, ...] = ()
+    redis_cluster_nodes: Annotated[tuple[ClusterNode, ...], COMMA_SEPARATED] = ()
     #: The SQLite file of the embedded store (used without ``redis_url``); None: the per-user
     #: data directory, see :func:`data_file`.
-    data_path: Path | None = None
+    data_path: Annotated[Path | None, EMPTY_IS_NONE] = None
     #: Without ``redis_url``: keep rooms in this process's memory only (gone when it stops).
     ephemeral: bool = False
     #: Browser origins allowed to open a WebSocket. Same-origin pages are always allowed, and
     #: so are clients that send no Origin (non-browser tools); ``*`` allows every origin.
-    allowed_origins: tuple[str, ...] = ()
-    static_dir: Annotated[Path, EXISTING_DIR] = field(default=_DEFAULT_STATIC)
+    allowed_origins: Annotated[tuple[str, ...], COMMA_SEPARATED] = ()
+    static_dir: Annotated[DirectoryPath, NOT_EMPTY] = _DEFAULT_STATIC
 
     #: Seconds a bot waits before acting, so people can follow what happened.
-    bot_delay: Annotated[float, Range(0)] = 0.6
+    bot_delay: NonNegativeFloat = 0.6
     #: Smallest turn timer a room may set (tests lower it).
-    min_turn_timer: float = 5.0
-    max_turn_timer: float = 600.0
+    min_turn_timer: PositiveFloat = 5.0
+    max_turn_timer: PositiveFloat = 600.0
     #: Longest a game's pause may last, in seconds: a phase that ends by itself, such as
     #: Number Swap's round end, which asks for 30 s (``Game.pause_limit``). Tests lower it.
-    max_pause: Annotated[float, Range(0)] = 60.0
+    max_pause: NonNegativeFloat = 60.0
     #: Seconds the host's start (or rematch) waits for every seated person's browser to
     #: commit to its contribution before the commitments are locked without the missing
     #: ones (0: lock what there is at once), and then for the locked values to be revealed
     #: (docs/fairplay.md).
-    commit_window: Annotated[float, Range(0)] = 15.0
-    reveal_window: Annotated[float, Range(0)] = 10.0
+    commit_window: NonNegativeFloat = 15.0
+    reveal_window: NonNegativeFloat = 10.0
     #: A room nobody touched for this long disappears.
-    room_ttl: float = 24 * 3600.0
+    room_ttl: PositiveFloat = 24 * 3600.0
 
     #: Largest frame the protocol accepts; bigger ones are refused and the socket is closed.
-    max_frame: int = 4096
+    max_frame: PositiveInt = 4096
     #: Frames waiting to be written to one connection before it counts as too slow.
-    send_queue: int = 64
-    #: Token bucket per connection: sustained messages per second and burst. A burst below 1
-    #: would let nothing through, so the bursts start at 1.
-    flood_rate: float = 20.0
-    flood_burst: Annotated[float, Range(1)] = 40.0
+    send_queue: PositiveInt = 64
+    #: Token bucket per connection: sustained messages per second and burst.
+    flood_rate: PositiveFloat = 20.0
+    flood_burst: Burst = 40.0
     #: Refused messages (flood or bad frames) before the connection is closed.
-    max_strikes: int = 20
+    max_strikes: PositiveInt = 20
     #: Log lines one client address may cause (refused frames, refused connections, resets,
     #: uvicorn's lines about its connections): in a burst, then sustained per second; the rest
     #: are counted and left out (docs/architecture.md, "Logging").
-    client_log_burst: Annotated[float, Range(1)] = 10.0
-    client_log_rate: float = 0.1
+    client_log_burst: Burst = 10.0
+    client_log_rate: PositiveFloat = 0.1
     #: Rooms one client address may create: sustained per second, and burst.
-    create_rate: float = 0.2
-    create_burst: Annotated[float, Range(1)] = 10.0
-    chat_max_len: int = 200
-    chat_keep: int = 50
-    chat_rate: float = 1.0
-    chat_burst: Annotated[float, Range(1)] = 5.0
-    name_max_len: int = 24
+    create_rate: PositiveFloat = 0.2
+    create_burst: Burst = 10.0
+    chat_max_len: PositiveInt = 200
+    chat_keep: PositiveInt = 50
+    chat_rate: PositiveFloat = 1.0
+    chat_burst: Burst = 5.0
+    name_max_len: PositiveInt = 24
     #: Attempts at one compare-and-set before answering "conflict".
-    max_retries: int = 50
+    max_retries: PositiveInt = 50
     #: How long an instance's presence claims last without a heartbeat.
-    presence_ttl: float = 30.0
+    presence_ttl: PositiveFloat = 30.0
     #: Move log entries kept per room (approximate trim).
-    log_max: int = 10_000
+    log_max: PositiveInt = 10_000
     #: Seconds a person may be disconnected while it is their turn (or while they are host)
     #: before a bot plays for them (or host passes to someone connected).
-    away_grace: float = 15.0
+    away_grace: PositiveFloat = 15.0
     #: Seconds between the checks that every room served here is what the store holds
     #: (the bound on how long a missed notice can keep a client behind).
-    check_interval: float = 1.0
+    check_interval: PositiveFloat = 1.0
     #: Seconds an HTTP request body may take to arrive.
-    body_timeout: float = 10.0
+    body_timeout: PositiveFloat = 10.0
     #: Seconds any one Redis call may take before it counts as unavailable.
-    redis_timeout: float = 1.0
+    redis_timeout: PositiveFloat = 1.0
 
     #: Seconds a new HTTP connection (or a kept-alive one that has begun its next request) may
     #: take to send a complete request line and headers; then it is reset.
-    header_timeout: float = 10.0
+    header_timeout: PositiveFloat = 10.0
     #: Seconds a WebSocket may stay open without sending ``join``, ``resume`` or ``watch``.
-    join_timeout: float = 10.0
+    join_timeout: PositiveFloat = 10.0
     #: WebSockets one client address may hold open at once on this instance (behind a trusted
     #: proxy, the forwarded address); more are refused at the upgrade.
-    max_connections_per_address: int = 64
+    max_connections_per_address: PositiveInt = 64
     #: Seconds a closing WebSocket is given to finish its close (a peer that stopped reading
     #: never does); then its TCP connection is reset, which frees its buffers at once.
-    close_timeout: float = 2.0
+    close_timeout: PositiveFloat = 2.0
     #: Seconds between the server's WebSocket pings to each connection.
-    ws_ping_interval: float = 5.0
+    ws_ping_interval: PositiveFloat = 5.0
     #: Seconds a connection may take to answer a ping before it is closed as gone.
-    ws_ping_timeout: float = 5.0
+    ws_ping_timeout: PositiveFloat = 5.0
     #: Seconds a graceful shutdown waits for requests and connections before cancelling them.
-    shutdown_timeout: float = 10.0
+    shutdown_timeout: PositiveFloat = 10.0
     #: Instance processes ``parlor serve`` runs on the one port (SO_REUSEPORT), each a full
     #: instance. None: one per core with Redis, 1 with the embedded store (which allows no more).
-    workers: Annotated[int | None, Range(1, 1024)] = None
+    workers: Annotated[Annotated[int, Field(ge=1, le=1024)] | None, EMPTY_IS_NONE] = None
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the values passed: ``Settings()`` is the defaults whatever the environment
+        holds (tests build on them), and :meth:`from_env` reads the environment it is given."""
+        return (init_settings,)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Self:
         """The defaults, overridden by every variable set in ``env`` (``os.environ``)."""
         env = os.environ if env is None else env
-        values: dict[str, Any] = {}
-        problems: list[Problem] = []
-        for spec in _specs(cls):
-            raw = env.get(spec.variable)
-            if raw is None:
-                continue
-            try:
-                values[spec.field] = spec.read(raw)
-            except ValueError:
-                problems.append(Problem(spec.variable, spec.shown(raw), spec.expected))
-        settings = replace(cls(), **values)
-        # Only values that are each fine can be compared with one another.
-        problems = problems or settings._conflicts()
-        if problems:
-            raise SettingsError(problems)
-        return settings
+        try:
+            return cls(**_Environment(cls, env)())
+        except ValidationError as error:
+            raise SettingsError(_problems(cls, error, env)) from None
 
-    def _conflicts(self) -> list[Problem]:
-        """Values that are fine alone but not together."""
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        """Values that are fine alone but not together (checked once each is fine)."""
         if self.min_turn_timer > self.max_turn_timer:
-            names = variables(type(self))
-            low, high = names["min_turn_timer"], names["max_turn_timer"]
+            high = variables(type(self))["max_turn_timer"]
             limit = f"at most {high} ({_number(self.max_turn_timer)})"
-            return [Problem(low, _number(self.min_turn_timer), limit)]
+            raise _conflict(self, "min_turn_timer", _number(self.min_turn_timer), limit)
         if self.workers is not None and self.workers > 1 and not self.redis_url:
             only = "1 with the embedded store (set REDIS_URL to run more workers)"
-            return [Problem(variables(type(self))["workers"], str(self.workers), only)]
-        return []
+            raise _conflict(self, "workers", str(self.workers), only)
+        return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with the fields in ``update`` changed, unchecked (tests' variants), refusing a
+        name that is no field as ``dataclasses.replace`` does: pydantic would keep it aside
+        silently, and a test would run with the setting it meant to change unchanged."""
+        unknown = sorted(set(update or {}) - set(type(self).model_fields))
+        if unknown:
+            raise TypeError(f"{type(self).__name__} has no field {', '.join(unknown)}")
+        return super().model_copy(update=update, deep=deep)
 
     def worker_count(self) -> int:
         """How many instance processes to run: ``workers``, else one per core available to
@@ -278,191 +294,102 @@ def data_file(settings: Settings, env: Mapping[str, str] | None = None) -> Path:
 
 def variables(settings: type[Settings] = Settings) -> dict[str, str]:
     """Each Settings field's environment variable, in field order."""
-    return {spec.field: spec.variable for spec in _specs(settings)}
+    return {name: _variable(field) for name, field in settings.model_fields.items()}
 
 
-# -- reading a variable ----------------------------------------------------------------------
+def _variable(field: FieldInfo) -> str:
+    # Every field has one: its own, or the alias generator's.
+    return str(field.validation_alias)
 
 
-@dataclass(frozen=True, slots=True)
-class _Spec:
-    """How one field's variable is read: ``read`` turns its text into the value or refuses."""
-
-    field: str
-    variable: str
-    read: Callable[[str], object]
-    expected: str
-    secret_userinfo: bool
-
-    def shown(self, raw: str) -> str:
-        # A URL's password does not belong in an error message that ends up in logs.
-        return re.sub(r"(//[^:/@]*:)[^@]*@", r"\1***@", raw) if self.secret_userinfo else raw
+# -- reading the environment, and saying what was wrong with it ------------------------------
 
 
-_SPECS: dict[type[Settings], tuple[_Spec, ...]] = {}
+class _Environment(PydanticBaseSettingsSource):
+    """Each field's variable in ``env``, by its exact name, stripped. (pydantic-settings'
+    EnvSettingsSource reads only ``os.environ``, folds case, also tries a field's bare name
+    and decodes lists as JSON.)"""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        super().__init__(settings_cls)
+        self.env = env
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        variable = _variable(field)
+        text = self.env.get(variable)
+        return (None if text is None else text.strip()), variable, False
+
+    def __call__(self) -> dict[str, Any]:
+        fields = self.settings_cls.model_fields.items()
+        found = (self.get_field_value(field, name) for name, field in fields)
+        return {variable: text for text, variable, _ in found if text is not None}
 
 
-def _specs(settings: type[Settings]) -> tuple[_Spec, ...]:
-    if settings not in _SPECS:
-        hints = typing.get_type_hints(settings, include_extras=True)
-        _SPECS[settings] = tuple(_spec(f.name, hints[f.name]) for f in fields(settings))
-    return _SPECS[settings]
+def _conflict(settings: Settings, field: str, value: str, expected: str) -> PydanticCustomError:
+    variable = variables(type(settings))[field]
+    context = {"variable": variable, "value": value, "expected": expected}
+    return PydanticCustomError("conflict", "{variable}={value}: expected {expected}", context)
 
 
-def _unwrap(annotation: Any, marks: tuple[Any, ...] = ()) -> tuple[Any, tuple[Any, ...]]:
-    """A type without its ``Annotated`` wrapper, and the marks it carried."""
-    if typing.get_origin(annotation) is Annotated:
-        kind, *extra = typing.get_args(annotation)
-        return kind, marks + tuple(extra)
-    return annotation, marks
+def _problems(
+    settings: type[Settings], error: ValidationError, env: Mapping[str, str]
+) -> list[Problem]:
+    """One problem per variable pydantic refused, in field order."""
+    schemas = settings.model_json_schema()["properties"]
+    names = variables(settings)
+    found: dict[str, Problem] = {}
+    for line in error.errors():
+        if line["type"] == "conflict":
+            context = line["ctx"]
+            variable = context["variable"]
+            found[variable] = Problem(variable, context["value"], context["expected"])
+            continue
+        # The variable, or the field's name where its default was refused (a static_dir that
+        # is not there); further items of loc say where in a list, or which type.
+        where = str(line["loc"][0])
+        variable = names.get(where, where)
+        if variable not in found:
+            value = env.get(variable, str(line["input"]))
+            found[variable] = Problem(variable, _shown(value), _expected(schemas[variable]))
+    return [found[v] for v in names.values() if v in found]
 
 
-def _spec(name: str, annotation: Any) -> _Spec:
-    annotation, marks = _unwrap(annotation)
-    variable = next((m.name for m in marks if isinstance(m, Env)), f"PARLOR_{name.upper()}")
-
-    optional = False
-    if typing.get_origin(annotation) in (types.UnionType, typing.Union):
-        rest = [a for a in typing.get_args(annotation) if a is not type(None)]
-        if len(rest) != 1:
-            raise TypeError(f"Settings.{name}: no environment reader for {annotation!r}")
-        annotation, optional = rest[0], True
-
-    read: Callable[[str], object]
-    empty: object = None  # what an empty value means; None: refused
-    if typing.get_origin(annotation) is tuple:
-        item, dots = typing.get_args(annotation)
-        if dots is not Ellipsis:
-            raise TypeError(f"Settings.{name}: only tuple[X, ...] can be read, not {annotation!r}")
-        read_item, item_expected = _scalar(name, *_unwrap(item, marks))
-
-        def read_items(text: str) -> object:
-            return tuple(read_item(part.strip()) for part in text.split(",") if part.strip())
-
-        read, expected, empty = read_items, f"a comma-separated list of {item_expected}", ()
-    else:
-        read, expected = _scalar(name, annotation, marks)
-        if MAY_BE_EMPTY in marks:
-            if annotation is not str:
-                raise TypeError(f"Settings.{name}: only a str setting may be empty")
-            empty, expected = "", expected + ", or empty"
-
-    if optional:
-        expected += ", or empty for none"
-
-    def read_text(raw: str) -> object:
-        text = raw.strip()
-        if text:
-            return read(text)
-        if optional:
-            return None
-        if empty is None:
-            raise ValueError("empty")
-        return empty
-
-    secret = any(isinstance(m, Schemes) for m in marks)
-    return _Spec(name, variable, read_text, expected, secret)
+def _shown(raw: str) -> str:
+    # A URL's password does not belong in an error message that ends up in logs.
+    return re.sub(r"(//[^:/@]*:)[^@]*@", r"\1***@", raw)
 
 
-def _scalar(name: str, kind: Any, marks: tuple[Any, ...]) -> tuple[Callable[[str], object], str]:
-    """The reader of one non-empty, stripped text, and what it expects."""
-    limits = next((m for m in marks if isinstance(m, Range)), None)
-    if kind is bool:
-        return _bool, "true or false"
-    if kind is int:
-        return _bounded(int, limits), "a whole number " + _range_text(limits)
-    if kind is float:
-        return _bounded(_finite, limits), "a number " + _range_text(limits)
-    if kind is str:
-        pattern = next((m for m in marks if isinstance(m, Pattern)), None)
-        if pattern is not None:
-            return _matching(pattern.regex), pattern.described
-        schemes = next((m.names for m in marks if isinstance(m, Schemes)), None)
-        if schemes is None:
-            return str, "a non-empty value"
-        return _url(schemes), "a URL starting with " + _alternatives(f"{s}://" for s in schemes)
-    if kind is Path:
-        if EXISTING_DIR in marks:
-            return _directory, "an existing directory"
-        return Path, "a path"
-    if typing.get_origin(kind) is Literal:
-        choices = tuple(str(c) for c in typing.get_args(kind))
-
-        def choose(text: str) -> str:
-            if text not in choices:
-                raise ValueError(text)
-            return text
-
-        return choose, "one of " + _alternatives(choices)
-    raise TypeError(f"Settings.{name}: no environment reader for {kind!r}")
+def _expected(schema: Mapping[str, Any]) -> str:
+    """What a variable may hold, said from its field's JSON schema (a description, where the
+    type has one, says it)."""
+    if "description" in schema:
+        return str(schema["description"])
+    if "anyOf" in schema:  # X | None
+        (kind,) = (option for option in schema["anyOf"] if option.get("type") != "null")
+        return _expected(kind) + ", or empty for none"
+    if "enum" in schema:
+        return "one of " + _alternatives(str(choice) for choice in schema["enum"])
+    kind = schema.get("type")
+    if kind == "boolean":
+        return "true or false"
+    if kind == "array":
+        return "a comma-separated list of " + _expected(schema["items"])
+    if kind in ("integer", "number"):
+        return " ".join(("a whole number" if kind == "integer" else "a number", *_bounds(schema)))
+    if schema.get("format") == "directory-path":
+        return "an existing directory"
+    if schema.get("format") == "path":
+        return "a path"
+    return "a non-empty value"
 
 
-def _bool(text: str) -> bool:
-    lowered = text.lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(text)
-
-
-def _directory(text: str) -> Path:
-    path = Path(text)
-    if not path.is_dir():
-        raise ValueError(text)
-    return path
-
-
-def _finite(text: str) -> float:
-    number = float(text)
-    if not math.isfinite(number):
-        raise ValueError(text)
-    return number
-
-
-def _bounded(
-    convert: Callable[[str], int] | Callable[[str], float], limits: Range | None
-) -> Callable[[str], object]:
-    def read(text: str) -> object:
-        number = convert(text)
-        if limits is None:
-            ok = number > 0
-        else:
-            ok = number >= limits.low and (limits.high is None or number <= limits.high)
-        if not ok:
-            raise ValueError(text)
-        return number
-
-    return read
-
-
-def _matching(regex: str) -> Callable[[str], str]:
-    compiled = re.compile(regex)
-
-    def read(text: str) -> str:
-        if not compiled.fullmatch(text):
-            raise ValueError(text)
-        return text
-
-    return read
-
-
-def _url(schemes: tuple[str, ...]) -> Callable[[str], str]:
-    def read(text: str) -> str:
-        scheme, sep, rest = text.partition("://")
-        if not sep or scheme.lower() not in schemes or not rest:
-            raise ValueError(text)
-        return text
-
-    return read
-
-
-def _range_text(limits: Range | None) -> str:
-    if limits is None:
-        return "greater than 0"
-    if limits.high is None:
-        return f"of at least {_number(limits.low)}"
-    return f"from {_number(limits.low)} to {_number(limits.high)}"
+def _bounds(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    if "exclusiveMinimum" in schema:
+        return (f"greater than {_number(schema['exclusiveMinimum'])}",)
+    if "minimum" not in schema:
+        return ()
+    low, high = _number(schema["minimum"]), schema.get("maximum")
+    return (f"of at least {low}",) if high is None else (f"from {low} to {_number(high)}",)
 
 
 def _number(value: float) -> str:

@@ -40,10 +40,10 @@ def parlor_serve(**settings: Any) -> Iterator[tuple[Process, int]]:
     port = free_port()
     # Applied inside the child over Settings.from_env, so any field can be set.
     boot = (
-        "import json, os; from dataclasses import replace; from server.ops import config; "
+        "import json, os; from server.ops import config; "
         "read = config.Settings.from_env; "
-        "config.Settings.from_env = classmethod("
-        "lambda cls, env=None: replace(read(env), **json.loads(os.environ['TEST_SETTINGS']))); "
+        "config.Settings.from_env = classmethod(lambda cls, env=None: "
+        "read(env).model_copy(update=json.loads(os.environ['TEST_SETTINGS']))); "
         "from rules.registry import register; from tests.server.toygame import ToyGame; "
         "register(ToyGame()); from server.cli import main; main(['serve'])"
     )

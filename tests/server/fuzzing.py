@@ -32,7 +32,7 @@ import secrets
 import typing
 import weakref
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -68,7 +68,7 @@ from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_ro
 
 #: Every valid turn timer is at least this long, so no timer fires during a run.
 QUIET_TIMER = 500.0
-SETTINGS = replace(TEST_SETTINGS, min_turn_timer=QUIET_TIMER, away_grace=3600.0)
+SETTINGS = TEST_SETTINGS.model_copy(update={"min_turn_timer": QUIET_TIMER, "away_grace": 3600.0})
 
 #: Codes an ``error`` message on a WebSocket may carry (docs/protocol.md, "Error codes"): not
 #: the HTTP API's own, nor ``internal`` or ``stale``.

@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: file in the user's home. The start locks the contribution commitments made so far at once
 #: (``commit_window`` 0): most tests' clients do not commit, and a start deals straight away;
 #: the tests of sealing (tests/server/test_sealing.py) set the window.
-TEST_SETTINGS = replace(
-    Settings(),
+TEST_SETTINGS = Settings(
     ephemeral=True,
     bot_delay=0.02,
     min_turn_timer=0.05,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import gzip
 import re
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -120,7 +119,7 @@ async def test_versioned_assets_are_immutable_and_cached_for_a_year() -> None:
 async def test_a_changed_client_has_new_versioned_urls(tmp_path: Path) -> None:
     client = tmp_path / "client"
     shutil.copytree(CLIENT, client)
-    settings = replace(TEST_SETTINGS, static_dir=client)
+    settings = TEST_SETTINGS.model_copy(update={"static_dir": client})
     async with serve(settings) as server, httpx.AsyncClient(base_url=server.http) as http:
         before = await http.get("/")
         url = _module_url(before.text)

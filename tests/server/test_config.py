@@ -7,18 +7,15 @@ import os
 import re
 import subprocess
 import sys
-import types
-import typing
-from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import pytest
+from pydantic import Field, PositiveFloat
 
 from server.ops.config import (
-    EXISTING_DIR,
-    Range,
-    Schemes,
+    COMMA_SEPARATED,
+    EMPTY_IS_NONE,
     Settings,
     SettingsError,
     data_file,
@@ -46,61 +43,57 @@ def test_unset_variables_keep_the_defaults() -> None:
 
 def test_variables_are_parlor_and_the_field_name_except_redis_url() -> None:
     names = variables()
-    assert list(names) == [f.name for f in fields(Settings)]
+    assert list(names) == list(Settings.model_fields)
     assert names["redis_url"] == "REDIS_URL"
     for name, variable in names.items():
         if name != "redis_url":
             assert variable == f"PARLOR_{name.upper()}"
 
 
-def _unwrap(annotation: Any) -> tuple[Any, tuple[Any, ...]]:
-    if typing.get_origin(annotation) is Annotated:
-        kind, *marks = typing.get_args(annotation)
-        return kind, tuple(marks)
-    return annotation, ()
+def _schemas() -> dict[str, dict[str, Any]]:
+    """Each field's JSON schema (what pydantic checks), by field name."""
+    properties = Settings.model_json_schema()["properties"]
+    return {name: properties[variable] for name, variable in variables().items()}
 
 
-def _sample(kind: Any, marks: tuple[Any, ...], default: Any, tmp: Path) -> tuple[str, Any]:
+def _sample(schema: dict[str, Any], default: Any, tmp: Path) -> tuple[str, Any]:
     """A valid value other than the default, as environment text and as the expected value."""
-    if typing.get_origin(kind) in (typing.Union, types.UnionType):
-        kind = next(a for a in typing.get_args(kind) if a is not type(None))
-    if kind is bool:
+    if "anyOf" in schema:  # X | None
+        schema = next(s for s in schema["anyOf"] if s.get("type") != "null")
+    kind = schema.get("type")
+    if "enum" in schema:
+        choice = next(c for c in schema["enum"] if c != default)
+        return choice, choice
+    if kind == "boolean":
         return str(not default).lower(), not default
-    if kind is int:
+    if kind == "integer":
         value = 2 if default is None else default + 1
         return str(value), value
-    if kind is float:
+    if kind == "number":
         return repr(default + 0.5), default + 0.5
-    if kind is Path:
-        path = tmp if EXISTING_DIR in marks else tmp / "sample"
+    if schema.get("format") in ("path", "directory-path"):
+        path = tmp if schema["format"] == "directory-path" else tmp / "sample"
         return str(path), path
-    if kind is str:
-        schemes = next((m.names for m in marks if isinstance(m, Schemes)), None)
-        text = "sample" if schemes is None else f"{schemes[-1]}://sample:6390/3"
+    if kind == "string":
+        text = "sample" if "pattern" not in schema else "unix://sample:6390/3"  # REDIS_URL
         return f" {text} ", text
-    if typing.get_origin(kind) is Literal:
-        choice = next(c for c in typing.get_args(kind) if c != default)
-        return choice, choice
-    if typing.get_origin(kind) is tuple:
-        item, _ = typing.get_args(kind)
-        if typing.get_origin(item) is Annotated:  # host:port items (Pattern)
+    if kind == "array":
+        if "pattern" in schema["items"]:  # host:port items
             return "redis-a:7001, ,redis-b:7002 ", ("redis-a:7001", "redis-b:7002")
         return "https://a.example, ,https://b.example ", ("https://a.example", "https://b.example")
-    raise AssertionError(f"no sample for {kind!r}: teach this test the new kind of setting")
+    raise AssertionError(f"no sample for {schema!r}: teach this test the new kind of setting")
 
 
 def test_a_value_set_for_every_field_arrives(tmp_path: Path) -> None:
-    hints = typing.get_type_hints(Settings, include_extras=True)
     env: dict[str, str] = {}
     expected: dict[str, Any] = {}
-    for f in fields(Settings):
-        kind, marks = _unwrap(hints[f.name])
-        env[variables()[f.name]], expected[f.name] = _sample(
-            kind, marks, getattr(Settings(), f.name), tmp_path
+    for name, schema in _schemas().items():
+        env[variables()[name]], expected[name] = _sample(
+            schema, getattr(Settings(), name), tmp_path
         )
     settings = Settings.from_env(env)
-    assert {f.name: getattr(settings, f.name) for f in fields(Settings)} == expected
-    assert all(expected[f.name] != getattr(Settings(), f.name) for f in fields(Settings))
+    assert {name: getattr(settings, name) for name in Settings.model_fields} == expected
+    assert all(expected[name] != getattr(Settings(), name) for name in Settings.model_fields)
 
 
 def test_empty_is_allowed_where_it_means_something() -> None:
@@ -109,14 +102,13 @@ def test_empty_is_allowed_where_it_means_something() -> None:
     assert settings.allowed_origins == ()
 
 
-@dataclass(frozen=True, slots=True)
 class _Later(Settings):
-    """Settings as they may grow: fields added with no code to read them."""
+    """Settings as they may grow: fields added with no code to read them, only annotations."""
 
-    redis_socket_timeout: float = 5.0
+    redis_socket_timeout: PositiveFloat = 5.0
     verbose: bool = False
-    redis_password: str | None = None
-    ports: tuple[Annotated[int, Range(1, 65535)], ...] = ()
+    redis_password: Annotated[str | None, EMPTY_IS_NONE] = None
+    ports: Annotated[tuple[Annotated[int, Field(ge=1, le=65535)], ...], COMMA_SEPARATED] = ()
 
 
 def test_a_field_added_later_gets_its_variable() -> None:
@@ -240,6 +232,15 @@ def test_a_min_turn_timer_above_the_max_is_refused() -> None:
     }
 
 
+def test_every_number_setting_says_its_lower_bound() -> None:
+    """Nothing makes a number positive by default: each says so (``PositiveFloat``,
+    ``Field(ge=0)``...), and the error says it back."""
+    for name, schema in _schemas().items():
+        for kind in schema.get("anyOf", [schema]):
+            if kind.get("type") in ("integer", "number"):
+                assert "minimum" in kind or "exclusiveMinimum" in kind, name
+
+
 def test_every_bad_variable_is_listed_in_one_error() -> None:
     lines = refused({"PARLOR_PORT": "x", "PARLOR_HOST": "", "PARLOR_CHAT_KEEP": "-3"})
     assert list(lines) == ["PARLOR_HOST", "PARLOR_PORT", "PARLOR_CHAT_KEEP"]
@@ -282,7 +283,7 @@ def _as_written(value: Any) -> str:
 def test_the_deploy_docs_list_every_variable_with_its_default() -> None:
     defaults = Settings()
     names = variables()
-    expected = {names[f.name]: _as_written(getattr(defaults, f.name)) for f in fields(Settings)}
+    expected = {names[name]: _as_written(getattr(defaults, name)) for name in Settings.model_fields}
     assert _documented() == expected
 
 

@@ -11,7 +11,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -110,7 +109,9 @@ def test_close_after_pending_does_not_wait_for_a_peer_that_stopped_reading() -> 
 # -- real connections: slow, idle, too many, and shutdown --------------------------------------
 
 #: A small send queue and fast chat, so one client that stops reading is dropped quickly.
-SLOW = replace(TEST_SETTINGS, send_queue=16, chat_rate=1000.0, chat_burst=1000.0)
+SLOW = TEST_SETTINGS.model_copy(
+    update={"send_queue": 16, "chat_rate": 1000.0, "chat_burst": 1000.0}
+)
 
 
 def _connected(seat_id: int, connected: bool) -> Callable[[dict[str, Any]], bool]:
@@ -144,7 +145,7 @@ async def fill_until_dropped(host: Client, seat_id: int, timeout: float = 30.0) 
 
 
 async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() -> None:
-    async with serve(replace(SLOW, close_timeout=0.2)) as server:
+    async with serve(SLOW.model_copy(update={"close_timeout": 0.2})) as server:
         code = await create_room(server.http, "toy")
         host = (await seat_clients([server.ws], code, 1))[0]
         stalled, seat_id = await stalled_seat(server.ws, code, host)
@@ -161,7 +162,7 @@ async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() 
 
 
 async def test_a_dropped_client_that_reads_again_within_the_close_timeout_reads_1013() -> None:
-    async with serve(replace(SLOW, close_timeout=30.0)) as server:
+    async with serve(SLOW.model_copy(update={"close_timeout": 30.0})) as server:
         code = await create_room(server.http, "toy")
         host = (await seat_clients([server.ws], code, 1))[0]
         stalled, seat_id = await stalled_seat(server.ws, code, host)
@@ -245,7 +246,7 @@ async def closed_with(client: Client, timeout: float = 10.0) -> int:
 
 
 async def test_a_connection_that_does_not_join_in_time_is_told_and_closed() -> None:
-    async with serve(replace(TEST_SETTINGS, join_timeout=0.3)) as server:
+    async with serve(TEST_SETTINGS.model_copy(update={"join_timeout": 0.3})) as server:
         code = await create_room(server.http, "toy")
         joined = await Client.open(server.ws, code)
         await joined.watch()
@@ -263,7 +264,7 @@ async def test_a_connection_that_does_not_join_in_time_is_told_and_closed() -> N
 
 
 async def test_connections_per_address_are_capped_and_the_forwarded_address_counts() -> None:
-    async with serve(replace(TEST_SETTINGS, max_connections_per_address=2)) as server:
+    async with serve(TEST_SETTINGS.model_copy(update={"max_connections_per_address": 2})) as server:
         code = await create_room(server.http, "toy")
 
         async def open_from(address: str | None) -> Client:
@@ -317,7 +318,7 @@ asyncio.run(main(sys.argv[1]))
 async def test_a_client_that_stops_answering_pings_is_closed_within_the_bound() -> None:
     """A phone that loses its network silently: the server's pings go unanswered, so the
     connection is closed and its seat shows disconnected (and the takeover grace starts)."""
-    settings = replace(TEST_SETTINGS, ws_ping_interval=0.2, ws_ping_timeout=0.2)
+    settings = TEST_SETTINGS.model_copy(update={"ws_ping_interval": 0.2, "ws_ping_timeout": 0.2})
     async with serve(settings) as server:
         code = await create_room(server.http, "toy")
         (ana,) = await seat_clients([server.ws], code, 1)
@@ -356,7 +357,7 @@ async def test_a_websocket_refused_at_the_per_address_cap_logs_no_error(
     from tests.server.test_hostile import uvicorn_logs_to
 
     caplog.set_level(logging.INFO)
-    async with serve(replace(TEST_SETTINGS, max_connections_per_address=1)) as server:
+    async with serve(TEST_SETTINGS.model_copy(update={"max_connections_per_address": 1})) as server:
         with uvicorn_logs_to(caplog):
             code = await create_room(server.http, "toy")
             first = await Client.open(server.ws, code)
@@ -370,7 +371,9 @@ async def test_a_websocket_refused_at_the_per_address_cap_logs_no_error(
 
 async def test_a_client_that_stops_answering_pings_is_closed_with_1011() -> None:
     """The close code docs/protocol.md lists for it: 1011, keepalive ping timeout."""
-    settings = replace(TEST_SETTINGS, ws_ping_interval=0.2, ws_ping_timeout=0.2, close_timeout=60.0)
+    settings = TEST_SETTINGS.model_copy(
+        update={"ws_ping_interval": 0.2, "ws_ping_timeout": 0.2, "close_timeout": 60.0}
+    )
     async with serve(settings) as server:
         code = await create_room(server.http, "toy")
         ana, sleepy = await seat_clients([server.ws], code, 2)

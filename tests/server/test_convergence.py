@@ -11,7 +11,6 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,7 +26,7 @@ from tests.server.driver import check_log_replays, drive, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
 
 #: No periodic check: only notices can bring news (to test the notice path on its own).
-NOTICES_ONLY = replace(TEST_SETTINGS, check_interval=3600.0)
+NOTICES_ONLY = TEST_SETTINGS.model_copy(update={"check_interval": 3600.0})
 
 
 class RacingStore(MemoryStore):
@@ -129,7 +128,7 @@ def record_versions(client: Client, versions: list[int]) -> None:
 
 async def test_a_change_whose_notice_is_lost_reaches_every_client(redis_clean: str) -> None:
     """A write that published nothing (a lost notice) is found by the periodic check."""
-    settings = replace(TEST_SETTINGS, check_interval=0.05)
+    settings = TEST_SETTINGS.model_copy(update={"check_interval": 0.05})
     async with serve(settings, RedisStore(redis_clean)) as server:
         code = await create_room(server.http, "toy")
         (ana,) = await seat_clients([server.ws], code, 1)
@@ -159,7 +158,7 @@ async def test_a_store_gone_back_in_time_is_renumbered_above_what_was_sent(
     """The store loses the room's last changes (a restore, a failover to a lagging replica):
     the room carries on from what the store holds, under a version above every one sent, so
     no client ignores it as old news."""
-    settings = replace(TEST_SETTINGS, check_interval=0.05)
+    settings = TEST_SETTINGS.model_copy(update={"check_interval": 0.05})
     async with serve(settings, RedisStore(redis_clean)) as server:
         code = await create_room(server.http, "toy")
         (ana,) = await seat_clients([server.ws], code, 1)
@@ -238,7 +237,7 @@ async def test_a_connection_whose_first_snapshot_failed_catches_up() -> None:
     """A connection left behind the room it entered (the store failed after its welcome)
     used to wait for the room's next change; the periodic check now brings it up to date."""
     store = FailingRead()
-    async with serve(replace(TEST_SETTINGS, check_interval=0.05), store) as server:
+    async with serve(TEST_SETTINGS.model_copy(update={"check_interval": 0.05}), store) as server:
         code = await create_room(server.http, "toy")
         await seat_clients([server.ws], code, 1)  # the room is being sent to someone here
         watcher = await Client.open(server.ws, code)

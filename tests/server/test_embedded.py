@@ -4,7 +4,6 @@ file is, and a SIGKILL and restart on that file that loses no acknowledged move.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -24,11 +23,11 @@ from tests.server.harness import TEST_SETTINGS, Client, create_room, serve_proce
 def test_without_redis_the_store_is_sqlite_unless_ephemeral(tmp_path: Path) -> None:
     default = make_store(Settings())
     assert isinstance(default, SqliteStore) and default.path == data_file(Settings())
-    chosen = make_store(replace(Settings(), data_path=tmp_path / "rooms.db"))
+    chosen = make_store(Settings(data_path=tmp_path / "rooms.db"))
     assert isinstance(chosen, SqliteStore) and chosen.path == tmp_path / "rooms.db"
-    assert isinstance(make_store(replace(Settings(), ephemeral=True)), MemoryStore)
+    assert isinstance(make_store(Settings(ephemeral=True)), MemoryStore)
     assert isinstance(make_store(TEST_SETTINGS), MemoryStore), "tests write no files"
-    on_redis = replace(Settings(), redis_url="redis://localhost:6379/0", ephemeral=True)
+    on_redis = Settings(redis_url="redis://localhost:6379/0", ephemeral=True)
     assert isinstance(make_store(on_redis), RedisStore)
 
 

@@ -12,7 +12,6 @@ import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
-from dataclasses import replace
 
 import pytest
 
@@ -25,7 +24,7 @@ from tests.server.driver import audit_log, choose, seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
 #: Redis calls give up quickly and the periodic check runs often, so faults show fast.
-FAULT_SETTINGS = replace(TEST_SETTINGS, redis_timeout=0.3, check_interval=0.1)
+FAULT_SETTINGS = TEST_SETTINGS.model_copy(update={"redis_timeout": 0.3, "check_interval": 0.1})
 RESENDABLE = {"unavailable", "conflict"}
 
 

@@ -8,7 +8,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -50,7 +50,9 @@ class Table:
         return self.players[turn], self.players[1 - turn]
 
 
-SETTINGS = replace(TEST_SETTINGS, max_frame=1024, flood_rate=5.0, flood_burst=10.0, max_strikes=5)
+SETTINGS = TEST_SETTINGS.model_copy(
+    update={"max_frame": 1024, "flood_rate": 5.0, "flood_burst": 10.0, "max_strikes": 5}
+)
 
 
 @pytest.fixture
@@ -379,7 +381,7 @@ async def test_seq_out_of_range(table: Table) -> None:
 # -- nesting ------------------------------------------------------------------------------------
 
 #: Frames of a few KiB: the default frame limit, not the table's small one.
-NESTED = replace(SETTINGS, max_frame=TEST_SETTINGS.max_frame)
+NESTED = SETTINGS.model_copy(update={"max_frame": TEST_SETTINGS.max_frame})
 
 
 async def test_json_nested_a_thousand_deep() -> None:
@@ -412,9 +414,9 @@ async def test_msgpack_nested_too_deep() -> None:
 
 # -- strikes and the log ------------------------------------------------------------------------
 
-STRIKES = replace(TEST_SETTINGS, max_strikes=5)
+STRIKES = TEST_SETTINGS.model_copy(update={"max_strikes": 5})
 #: One message passes (a watch), every other one is a flood.
-FLOODED = replace(STRIKES, flood_rate=0.001, flood_burst=1.0)
+FLOODED = STRIKES.model_copy(update={"flood_rate": 0.001, "flood_burst": 1.0})
 #: A frame over the limit is answered, then the connection is closed at once.
 TOO_BIG = "x" * (STRIKES.max_frame + 1)
 #: (format, frame, error code) for every kind of frame no correct client sends.
@@ -595,7 +597,7 @@ async def test_forwarded_scheme_from_an_untrusted_peer_is_ignored() -> None:
 # -- HTTP bodies (a real uvicorn, a raw connection) ---------------------------------------------
 
 #: The body may take a minute: an answer within seconds is not the body deadline's.
-PATIENT = replace(TEST_SETTINGS, body_timeout=60.0)
+PATIENT = TEST_SETTINGS.model_copy(update={"body_timeout": 60.0})
 FIFTY_MB = 50 * 2**20
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from dataclasses import replace
 
 import httpx
 import pytest
@@ -117,7 +116,7 @@ async def test_healthz_reports_a_dead_store(redis_url: str) -> None:
 
 
 async def test_room_creation_is_rate_limited_per_client_address() -> None:
-    settings = replace(TEST_SETTINGS, create_rate=0.001, create_burst=3)
+    settings = TEST_SETTINGS.model_copy(update={"create_rate": 0.001, "create_burst": 3})
     async with serve(settings) as server, httpx.AsyncClient(base_url=server.http) as http:
         server.instance.limit_clock = lambda: 0.0  # no refill, however slow the machine
         made = [await http.post("/api/rooms", json={"game": "toy"}) for _ in range(3)]
@@ -138,7 +137,7 @@ async def test_every_endpoint_answers_503_while_the_store_is_down(
     redis_proc: RedisProcess,
 ) -> None:
     """The room summary and the room list used to answer 500."""
-    settings = replace(TEST_SETTINGS, redis_timeout=0.3)
+    settings = TEST_SETTINGS.model_copy(update={"redis_timeout": 0.3})
     store = RedisStore(redis_proc.url)
     async with serve(settings, store) as server, httpx.AsyncClient(base_url=server.http) as http:
         code = (await http.post("/api/rooms", json={"game": "toy"})).json()["code"]
@@ -157,7 +156,7 @@ async def test_every_endpoint_answers_503_while_the_store_is_down(
 
 async def test_a_body_that_never_arrives_is_answered_408() -> None:
     """A request that declares 10 bytes and sends 5 used to hold its connection open."""
-    settings = replace(TEST_SETTINGS, body_timeout=0.2)
+    settings = TEST_SETTINGS.model_copy(update={"body_timeout": 0.2})
     async with serve(settings) as server:
         reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
         writer.write(

@@ -26,7 +26,7 @@ from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_ro
 
 NEXT = {"type": "next_round"}
 #: Short enough to wait for in a test, long enough for the round end to be seen first.
-SHORT_PAUSE = replace(TEST_SETTINGS, max_pause=0.5)
+SHORT_PAUSE = TEST_SETTINGS.model_copy(update={"max_pause": 0.5})
 
 
 # -- pure: the deadline and the time-out of a pause ---------------------------------------------

@@ -6,7 +6,6 @@ WebSocket clients, the toy game."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -19,8 +18,8 @@ from tests.server.test_commands import playing
 from tests.server.test_takeover import mover_of
 
 #: A long grace, so that the takeover is still ahead while the test looks at it.
-PATIENT = replace(TEST_SETTINGS, away_grace=30.0)
-QUICK = replace(TEST_SETTINGS, away_grace=0.2)
+PATIENT = TEST_SETTINGS.model_copy(update={"away_grace": 30.0})
+QUICK = TEST_SETTINGS.model_copy(update={"away_grace": 0.2})
 
 
 def test_a_move_a_bot_made_for_an_away_person_says_so_in_the_state_events() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +165,7 @@ async def test_a_record_outlives_the_trimmed_move_log(tmp_path: Path) -> None:
     """The move log keeps only its last entries; a game longer than that is still recorded
     whole, and verifies. (On the embedded store, which trims exactly; Redis trims whole stream
     nodes of ~100 entries, and the store contract checks the archive is never trimmed on it.)"""
-    settings = replace(TEST_SETTINGS, log_max=10)
+    settings = TEST_SETTINGS.model_copy(update={"log_max": 10})
     store = SqliteStore(tmp_path / "rooms.sqlite3", log_max=10)
     async with serve(settings, store) as server:
         code, clients, _ = await _table(server, "numberswap")

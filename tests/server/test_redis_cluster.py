@@ -8,7 +8,6 @@ import asyncio
 import random
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack
-from dataclasses import replace
 
 import pytest
 
@@ -20,7 +19,7 @@ from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_ro
 from tests.server.test_cluster import play_split
 from tests.server.test_faults import FAULT_SETTINGS, audit, play_with_fault
 
-CLUSTER_SETTINGS = replace(TEST_SETTINGS, redis_cluster=True)
+CLUSTER_SETTINGS = TEST_SETTINGS.model_copy(update={"redis_cluster": True})
 
 
 def cluster_store(url: str) -> RedisStore:
@@ -94,7 +93,7 @@ async def test_a_master_killed_mid_game_its_replica_takes_over(own_cluster: Redi
     Replication is asynchronous: a save acknowledged by the old master but not yet sent to
     its replica would be lost by the failover (see docs/deploy.md). On loopback the replica
     is sub-millisecond behind, and this test finds every acknowledged action in the log."""
-    settings = replace(FAULT_SETTINGS, redis_cluster=True)
+    settings = FAULT_SETTINGS.model_copy(update={"redis_cluster": True})
     async with AsyncExitStack() as stack:
         a, b = await _two(stack, own_cluster.url, settings)
         code = await create_room(a.http, "toy", {"hand": 6})
@@ -118,7 +117,7 @@ async def test_a_master_killed_mid_game_its_replica_takes_over(own_cluster: Redi
 async def test_the_watcher_hears_moves_after_a_failover(own_cluster: RedisCluster) -> None:
     """With the periodic check off, only notices carry moves to the other instance: its
     subscription must have moved to the promoted replica."""
-    settings = replace(CLUSTER_SETTINGS, check_interval=3600.0, redis_timeout=0.3)
+    settings = CLUSTER_SETTINGS.model_copy(update={"check_interval": 3600.0, "redis_timeout": 0.3})
     async with AsyncExitStack() as stack:
         a, b = await _two(stack, own_cluster.url, settings)
         code = await create_room(a.http, "toy", {"hand": 6})
@@ -155,7 +154,9 @@ async def test_a_new_instance_starts_while_its_first_seed_node_is_dead(
     await asyncio.to_thread(own_cluster.kill_master_of, key)
     dead = f"redis://127.0.0.1:{seed.port}"
     others = tuple(f"127.0.0.1:{node.port}" for node in own_cluster.live())
-    settings = replace(CLUSTER_SETTINGS, redis_url=dead, redis_cluster_nodes=others)
+    settings = CLUSTER_SETTINGS.model_copy(
+        update={"redis_url": dead, "redis_cluster_nodes": others}
+    )
     async with serve(settings) as server:
         assert server.instance.store.kind == "redis"
         code = await create_room(server.http, "toy")

@@ -334,7 +334,7 @@ def test_a_deal_stored_before_parlor_deal_2_reads_as_format_1() -> None:
 
 # -- over real servers -------------------------------------------------------------------------
 
-SEALING_SETTINGS = replace(TEST_SETTINGS, commit_window=30.0, reveal_window=30.0)
+SEALING_SETTINGS = TEST_SETTINGS.model_copy(update={"commit_window": 30.0, "reveal_window": 30.0})
 
 
 async def _seated(server: Any, names: list[str]) -> tuple[str, list[Client]]:
@@ -383,7 +383,7 @@ async def test_a_locked_browser_that_leaves_does_not_hold_up_the_deal() -> None:
 async def test_the_windows_run_out_on_the_servers_timer_and_the_deal_goes_on() -> None:
     """Ben's browser never commits, and Ana's never reveals: the commit window locks the set
     without Ben, the reveal window deals without Ana's value."""
-    quick = replace(TEST_SETTINGS, commit_window=0.2, reveal_window=0.2)
+    quick = TEST_SETTINGS.model_copy(update={"commit_window": 0.2, "reveal_window": 0.2})
     async with serve(quick) as server:
         code, (ana, _ben) = await _seated(server, ["Ana", "Ben"])
         await commit(ana, _value(0))

@@ -16,7 +16,7 @@ from server.stores.redis_store import RedisStore
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
 
-QUICK = replace(TEST_SETTINGS, away_grace=0.2)
+QUICK = TEST_SETTINGS.model_copy(update={"away_grace": 0.2})
 
 
 async def kinds(server: RunningServer, code: str) -> list[str]:
