@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from pydantic import Field, PositiveFloat
+from pydantic import DirectoryPath, Field, PositiveFloat
 
 from server.ops.config import (
     COMMA_SEPARATED,
     EMPTY_IS_NONE,
+    NOT_EMPTY,
     Settings,
     SettingsError,
     data_file,
@@ -134,6 +135,47 @@ def test_a_field_added_later_gets_its_variable() -> None:
     ]
 
 
+def test_values_are_read_without_the_blanks_around_them() -> None:
+    env = {"PARLOR_PORT": " 8001\n", "PARLOR_BOT_DELAY": "\t0.5 ", "PARLOR_EPHEMERAL": " On "}
+    settings = Settings.from_env(env)
+    assert (settings.port, settings.bot_delay, settings.ephemeral) == (8001, 0.5, True)
+
+
+YES, NO = ("true", "1", "yes", "ON"), ("false", "0", "no", "Off")
+
+
+@pytest.mark.parametrize("text", [*YES, *NO])
+def test_a_yes_or_no_setting_reads_the_usual_words(text: str) -> None:
+    assert Settings.from_env({"PARLOR_REDIS_CLUSTER": text}).redis_cluster is (text in YES)
+
+
+def test_empty_means_none_where_none_is_allowed() -> None:
+    settings = Settings.from_env({"PARLOR_DATA_PATH": "", "PARLOR_WORKERS": " "})
+    assert (settings.data_path, settings.workers) == (None, None)
+
+
+def test_only_the_settings_variables_are_read_and_only_by_their_exact_names() -> None:
+    """PARLOR_SCREENSHOTS is the browser tests' own; pydantic-settings' own reader would also
+    take ``parlor_port`` (it folds case) or a bare ``port``."""
+    env = {"PARLOR_SCREENSHOTS": "docs/screenshots", "PARLOR_NO_SUCH": "x"}
+    env |= {"parlor_port": "1", "port": "2", "Redis_Url": "redis://r:6379/0"}
+    assert Settings.from_env(env) == Settings()
+
+
+def test_settings_are_the_defaults_and_from_env_reads_the_process_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PARLOR_PORT", "8123")
+    assert Settings().port == 8000, "Settings() reads no environment: tests build on it"
+    assert Settings.from_env().port == 8123
+
+
+def test_a_copy_refuses_a_field_that_does_not_exist() -> None:
+    assert Settings().model_copy(update={"port": 9000}).port == 9000
+    with pytest.raises(TypeError, match="awya_grace"):
+        Settings().model_copy(update={"awya_grace": 1.0})
+
+
 def test_the_data_file_is_the_setting_or_in_the_per_user_data_directory(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -218,6 +260,21 @@ def test_a_refused_redis_url_does_not_show_its_password() -> None:
     assert "http://parlor:***@db:6379/0" in line
 
 
+@pytest.mark.parametrize(
+    "value", ["redis://r:6379/0", "rediss://r:6380/1", "unix:///run/redis.sock", "REDIS://r"]
+)
+def test_a_redis_url_of_each_scheme_is_accepted(value: str) -> None:
+    assert Settings.from_env({"REDIS_URL": value}).redis_url == value
+
+
+@pytest.mark.parametrize("value", ["0", "1025", "two"])
+def test_workers_out_of_range_are_refused_saying_empty_is_allowed(value: str) -> None:
+    assert refused({"PARLOR_WORKERS": value, "REDIS_URL": "redis://r:6379/0"}) == {
+        "PARLOR_WORKERS": f"PARLOR_WORKERS={value!r}:"
+        " expected a whole number from 1 to 1024, or empty for none"
+    }
+
+
 def test_a_static_dir_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     assert refused({"PARLOR_STATIC_DIR": str(tmp_path / "missing")}) == {
         "PARLOR_STATIC_DIR": f"PARLOR_STATIC_DIR={str(tmp_path / 'missing')!r}:"
@@ -225,11 +282,37 @@ def test_a_static_dir_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     }
 
 
+def test_a_default_static_dir_that_is_not_there_is_refused(tmp_path: Path) -> None:
+    """An installed copy without the client's files refuses to start without the variable."""
+
+    class Installed(Settings):
+        static_dir: Annotated[DirectoryPath, NOT_EMPTY] = tmp_path / "client-web"
+
+    with pytest.raises(SettingsError) as caught:
+        Installed.from_env({})
+    assert str(caught.value).splitlines()[1:] == [
+        f"  PARLOR_STATIC_DIR={str(tmp_path / 'client-web')!r}: expected an existing directory"
+    ]
+    assert Installed.from_env({"PARLOR_STATIC_DIR": str(tmp_path)}).static_dir == tmp_path
+
+
 def test_a_min_turn_timer_above_the_max_is_refused() -> None:
     assert refused({"PARLOR_MIN_TURN_TIMER": "60", "PARLOR_MAX_TURN_TIMER": "30"}) == {
         "PARLOR_MIN_TURN_TIMER": "PARLOR_MIN_TURN_TIMER='60':"
         " expected at most PARLOR_MAX_TURN_TIMER (30)"
     }
+
+
+def test_a_max_turn_timer_below_the_default_min_names_the_min() -> None:
+    assert refused({"PARLOR_MAX_TURN_TIMER": "3"}) == {
+        "PARLOR_MIN_TURN_TIMER": "PARLOR_MIN_TURN_TIMER='5':"
+        " expected at most PARLOR_MAX_TURN_TIMER (3)"
+    }
+
+
+def test_values_that_do_not_go_together_are_refused_however_settings_are_built() -> None:
+    with pytest.raises(ValueError, match="PARLOR_MIN_TURN_TIMER"):
+        Settings(min_turn_timer=60.0, max_turn_timer=30.0)
 
 
 def test_every_number_setting_says_its_lower_bound() -> None:
