@@ -1,7 +1,8 @@
 """What one compare-and-set call to Redis costs the client's CPU, through redis-py's asyncio
-client, through redis-py's connection used directly, through a bare ``asyncio.Protocol`` with
-the hiredis reader, and through the lean connection the store's save uses on one Redis
-(``server/stores/redis_wire.py``; not a test).
+client (as a registered script, and as the store's save runs on redis-py: ``ClientConnection``),
+through redis-py's connection used directly, through a bare ``asyncio.Protocol`` with the
+hiredis reader, and through the lean connection the store's save uses on one Redis
+(``LeanConnection``; both in ``server/stores/redis_wire.py``; not a test).
 
 Starts its own redis-server on a free loopback port, then makes the same ``EVALSHA`` of a
 small script (``HSET`` of a 4 KB record and a ``PUBLISH``) ``--calls`` times, one at a time,
@@ -23,7 +24,7 @@ import uvloop
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from server.stores.redis_wire import LeanConnection
+from server.stores.redis_wire import ClientConnection, LeanConnection
 from tests.redis_process import RedisProcess
 
 SCRIPT = "redis.call('HSET', KEYS[1], 'data', ARGV[1]) redis.call('PUBLISH', 'x', ARGV[2]) return 1"
@@ -68,6 +69,13 @@ async def measure(calls: int) -> dict[str, float]:
         for _ in range(calls):
             await script(keys=["{a}room"], args=[data, "notice"])
         redis_py = (time.process_time() - started) / calls
+        # The store's one save path on redis-py's client (a cluster, TLS, a Unix socket; and
+        # what every save would cost without the lean connection).
+        through = ClientConnection(client, timeout=1.0)
+        started = time.process_time()
+        for _ in range(calls):
+            await through.evalsha(SCRIPT, ["{a}room"], [data, "notice"])
+        client_connection = (time.process_time() - started) / calls
         # redis-py's own connection, as a leaner save through redis-py would use it: one pooled
         # connection, the command packed and sent, the reply read, without the client's command
         # layers.
@@ -102,6 +110,7 @@ async def measure(calls: int) -> dict[str, float]:
         await client.aclose()
     return {
         "redis_py_us_per_call": round(1e6 * redis_py, 1),
+        "redis_py_client_connection_us_per_call": round(1e6 * client_connection, 1),
         "redis_py_connection_us_per_call": round(1e6 * connection, 1),
         "bare_us_per_call": round(1e6 * raw, 1),
         "lean_connection_us_per_call": round(1e6 * ours, 1),

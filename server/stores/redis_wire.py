@@ -10,10 +10,11 @@ its notice subscriptions once, against these. On one plain Redis (``redis://``) 
 served by :class:`LeanConnection`, a pipelined connection of our own (an
 :class:`asyncio.Protocol` with hiredis's reply reader); everywhere else (a Redis Cluster, TLS, a
 Unix socket) by redis-py's client (:class:`ClientConnection`, :class:`ClientSubscriber`).
-redis-py's asyncio client spends ~65-100 µs of CPU on one save here (its connection pool,
-retry wrapper, event dispatch and stream layers) against ~17-21 µs on the lean connection
-(``python -m bench.redis_client_cost``; docs/benchmarks.md, *redis_wire*), and a save is made
-for every accepted action.
+redis-py's asyncio client spends ~65-70 µs of CPU on one save here (its connection pool,
+retry wrapper, event dispatch and stream layers) against ~18 µs on the lean connection
+(``python -m bench.redis_client_cost``), and a save is made for every accepted action; with the
+notices on it too, the server spends 0.06-0.12 ms less per action (docs/benchmarks.md,
+*redis_wire*).
 
 The lean connection keeps the promises redis-py's write client makes here:
 
