@@ -5,11 +5,18 @@ BIN := $(VENV)/bin
 
 .PHONY: test run lint bench lock
 
+# The app on stock uvicorn, speaking plain ASGI to its sockets (PARLOR_PLAIN_ASGI): a game end to
+# end, seats, exactly once, every HTTP endpoint, connections, hostile input and the wire fuzzer.
+# (All of tests/server passes so too; this part keeps make test under CI's time.)
+PLAIN_ASGI_TESTS := $(addprefix tests/server/,test_full_game.py test_seats.py test_exactly_once.py \
+	test_http.py test_connections.py test_hostile.py test_fuzz.py test_takeover.py)
+
 test:
 	scripts/bootstrap test
 	$(MAKE) --no-print-directory lint
 	$(BIN)/pytest -m "not slow"
 	$(BIN)/pytest -m slow
+	PARLOR_PLAIN_ASGI=1 $(BIN)/pytest $(PLAIN_ASGI_TESTS)
 
 lint:
 	$(BIN)/ruff check .

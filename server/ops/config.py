@@ -221,6 +221,10 @@ class Settings(BaseSettings):
     ws_ping_timeout: PositiveFloat = 5.0
     #: Seconds a graceful shutdown waits for requests and connections before cancelling them.
     shutdown_timeout: PositiveFloat = 10.0
+    #: Run on uvicorn's own HTTP and WebSocket protocols, the app speaking plain ASGI to its
+    #: sockets, instead of Parlor's (server/transport/serving.py: the direct send path, and the
+    #: bounds uvicorn lacks). For checking the app on stock uvicorn; slower, and unbounded.
+    plain_asgi: bool = False
     #: Instance processes ``parlor serve`` runs on the one port (SO_REUSEPORT), each a full
     #: instance. None: one per core with Redis, 1 with the embedded store (which allows no more).
     workers: Annotated[Annotated[int, Field(ge=1, le=1024)] | None, EMPTY_IS_NONE] = None

@@ -365,10 +365,17 @@ def _configured(base: type[Any], **attributes: Any) -> type[Any]:
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """The uvicorn options every instance runs with (the CLI adds address and logging)."""
-    return {
+    """The uvicorn options every instance runs with (the CLI adds address and logging): with
+    ``plain_asgi``, on uvicorn's own protocols (the app then speaks plain ASGI to its sockets,
+    :mod:`server.transport.asgi_socket`)."""
+    protocols: dict[str, Any] = {
         "http": _configured(HttpProtocol, header_timeout=settings.header_timeout),
         "ws": _configured(WebSocketProtocol, close_timeout_s=settings.close_timeout),
+    }
+    if settings.plain_asgi:
+        protocols = {"http": "httptools", "ws": "websockets-sansio"}
+    return {
+        **protocols,
         "ws_max_size": max(WS_MAX_SIZE, 4 * settings.max_frame),
         # Compression costs ~100 KB per connection, and frames are small: off.
         "ws_per_message_deflate": False,

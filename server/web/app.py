@@ -39,6 +39,7 @@ from server.rooms import Phase, Room
 from server.runtime.instance import Instance
 from server.stores.store import Store, StoreError
 from server.transport import state_messages
+from server.transport.asgi_socket import AsgiSocket
 from server.transport.clientlog import client
 from server.transport.connections import Connection
 from server.transport.protocol import CloseCode, create_room_body, error
@@ -373,18 +374,20 @@ def _room_code(path: str) -> str | None:
 async def room_socket(scope: Scope, receive: Receive, send: Send) -> None:
     """``/ws/{code}``, outside Starlette's middleware and routing (each of whose layers would
     hold a suspended coroutine frame for the connection's whole life): checked and accepted
-    as an ASGI WebSocket, then spoken to through its protocol object directly."""
+    as an ASGI WebSocket, then spoken to through its protocol object directly (under another
+    ASGI server, or ``PARLOR_PLAIN_ASGI``, through ASGI messages)."""
     websocket = WebSocket(scope, receive, send)
     raw_code = _room_code(scope["path"])
     if raw_code is None:
         await websocket.close()  # before accept: the client sees HTTP 403, as for any bad path
         return
     instance = _instance(scope["app"])
-    socket: WebSocketProtocol | None = scope.get("extensions", {}).get(SOCKET_EXTENSION)
-    if socket is None:
-        log.error("a WebSocket not served by server.transport.serving.WebSocketProtocol: refused")
-        await websocket.close()
-        return
+    # Under parlor serve, the protocol object frames are written to directly; under any other
+    # ASGI server, plain ASGI messages (server/transport/asgi_socket.py).
+    direct: WebSocketProtocol | None = scope.get("extensions", {}).get(SOCKET_EXTENSION)
+    socket: WebSocketProtocol | AsgiSocket = (
+        direct if direct is not None else AsgiSocket(receive, send)
+    )
     address = await _admit(websocket, instance)
     if address is None:
         return
@@ -403,7 +406,11 @@ async def room_socket(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 async def _converse(
-    socket: WebSocketProtocol, raw_code: str, conn: Connection, instance: Instance, peer: str
+    socket: WebSocketProtocol | AsgiSocket,
+    raw_code: str,
+    conn: Connection,
+    instance: Instance,
+    peer: str,
 ) -> None:
     """Receive frames until the client disconnects; the session answers each one."""
     settings = instance.settings

@@ -291,13 +291,24 @@ def _ops(kind: str, fmt: Format) -> st.SearchStrategy[tuple[tuple[Any, ...], ...
     return st.lists(weighted(*choices), max_size=3).map(tuple)
 
 
+#: The malformed frames a case may be. A text frame that is not UTF-8 is answered by Parlor's
+#: own WebSocket protocol (server/transport/serving.py: 1007 and a rate-limited INFO line);
+#: stock uvicorn (PARLOR_PLAIN_ASGI=1) logs it as an ERROR with a traceback, so that run
+#: leaves it out.
+MALFORMED = tuple(
+    f
+    for f in ("cut", "other_kind", "not_utf8", "list", "dup")
+    if f != "not_utf8" or not TEST_SETTINGS.plain_asgi
+)
+
+
 def cases(kind: str) -> st.SearchStrategy[Case]:
     """Fuzzed frames of one message type, in both formats."""
 
     def of(fmt: Format) -> st.SearchStrategy[Case]:
         frames = weighted(
             (16, st.just("plain")),
-            *((1, st.just(f)) for f in ("cut", "other_kind", "not_utf8", "list", "dup")),
+            *((1, st.just(f)) for f in MALFORMED),
         )
         dup = values(fmt, max_leaves=3)
         return st.builds(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import secrets
 import socket
 import subprocess
@@ -50,6 +51,9 @@ TEST_SETTINGS = Settings(
     flood_rate=1000.0,
     flood_burst=1000.0,
     commit_window=0.0,
+    # PARLOR_PLAIN_ASGI=1 runs the suite on uvicorn's own protocols, the app speaking plain
+    # ASGI to its sockets (docs/architecture.md, "The room server").
+    plain_asgi=os.environ.get("PARLOR_PLAIN_ASGI", "") in ("1", "true", "yes", "on"),
 )
 
 

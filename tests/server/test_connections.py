@@ -144,6 +144,7 @@ async def fill_until_dropped(host: Client, seat_id: int, timeout: float = 30.0) 
             await host.until(lambda m, s=seq: m.get("seq") == s or dropped(m))
 
 
+@pytest.mark.parlor_protocols
 async def test_a_client_that_stopped_reading_is_reset_after_the_close_timeout() -> None:
     async with serve(SLOW.model_copy(update={"close_timeout": 0.2})) as server:
         code = await create_room(server.http, "toy")
@@ -177,7 +178,10 @@ async def test_a_dropped_client_that_reads_again_within_the_close_timeout_reads_
 
 @pytest.mark.parametrize(
     ("close_timeout", "shutdown_timeout"),
-    [(0.5, 600.0), (600.0, 1.0)],
+    [
+        pytest.param(0.5, 600.0, marks=pytest.mark.parlor_protocols),
+        (600.0, 1.0),
+    ],
     ids=["reset-after-close-timeout", "graceful-shutdown-timeout"],
 )
 def test_sigterm_stops_parlor_serve_despite_a_client_that_never_reads(
@@ -204,6 +208,7 @@ def test_sigterm_stops_parlor_serve_despite_a_client_that_never_reads(
         stalled.shut()
 
 
+@pytest.mark.parlor_protocols
 def test_a_draining_instance_accepts_no_new_connection() -> None:
     """SIGTERM closes the listening socket before anything else: once a client has read its
     1012 "service restart", the port refuses connections, while the instance still drains (a
@@ -349,6 +354,7 @@ async def test_a_client_that_stops_answering_pings_is_closed_within_the_bound() 
             await sleepy.wait()
 
 
+@pytest.mark.parlor_protocols
 async def test_a_websocket_refused_at_the_per_address_cap_logs_no_error(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

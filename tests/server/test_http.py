@@ -198,6 +198,7 @@ def _response(sock: socket.socket, timeout: float = 10.0) -> bytes:
     return head + b"\r\n\r\n" + body
 
 
+@pytest.mark.parlor_protocols
 def test_connections_that_never_complete_a_request_head_are_closed() -> None:
     with parlor_serve(header_timeout=0.3) as (_, port):
         silent = socket.create_connection(("127.0.0.1", port))
@@ -210,6 +211,7 @@ def test_connections_that_never_complete_a_request_head_are_closed() -> None:
             sock.close()
 
 
+@pytest.mark.parlor_protocols
 def test_a_kept_alive_connection_must_complete_its_next_request_head_too() -> None:
     with parlor_serve(header_timeout=0.3) as (_, port):
         sock = socket.create_connection(("127.0.0.1", port))
