@@ -8,8 +8,9 @@ BIN := $(VENV)/bin
 # The app on stock uvicorn, speaking plain ASGI to its sockets (PARLOR_PLAIN_ASGI): a game end to
 # end, seats, exactly once, every HTTP endpoint, connections, hostile input and the wire fuzzer.
 # (All of tests/server passes so too; this part keeps make test under CI's time.)
-PLAIN_ASGI_TESTS := $(addprefix tests/server/,test_full_game.py test_seats.py test_exactly_once.py \
-	test_http.py test_connections.py test_hostile.py test_fuzz.py test_takeover.py)
+PLAIN_ASGI_TESTS := $(addprefix tests/server/,test_full_game.py web/test_seats.py \
+	runtime/test_exactly_once.py web/test_app.py transport/test_connections.py web/test_session.py \
+	transport/test_fuzz.py runtime/test_takeover.py)
 
 test:
 	scripts/bootstrap test

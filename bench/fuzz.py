@@ -1,14 +1,13 @@
 """The wire fuzzer, for minutes (not a test).
 
-The properties of ``tests/server/test_fuzz.py`` with many more examples: every client message
-type, every HTTP endpoint and query parameter and the WebSocket entry, against a real server
-(in this process, as the test runs it) playing the toy game, then the actions and options of
-every real game, each on a server of its own, with the generators and checks of
-``tests/server/fuzzing.py``. It runs in rounds until the time is up; each round starts fresh
-servers and draws ``--examples`` inputs per target with a seed of its own (printed, so a
-failure can be run again with ``--seed``). The first failure stops the run: hypothesis shrinks
-it to a small input and prints it, with the check it broke.
-
+The properties of ``tests/server/transport/test_fuzz.py`` with many more examples: every client
+message type, every HTTP endpoint and query parameter and the WebSocket entry, against a real server
+(in this process, as the test runs it) playing the toy game, then the actions and options of every
+real game, each on a server of its own, with the generators and checks of
+``tests/server/fuzzing.py``. It runs in rounds until the time is up; each round starts fresh servers
+and draws ``--examples`` inputs per target with a seed of its own (printed, so a failure can be run
+again with ``--seed``). The first failure stops the run: hypothesis shrinks it to a small input and
+prints it, with the check it broke.
 At the end it prints how many inputs were sent, what they were answered (per message type or
 endpoint, by error code or status), and the log lines of the one client address (the policy
 in docs/architecture.md, "Logging": at most a few per address per interval, never ERROR).

@@ -59,7 +59,7 @@ def start_replica(redis_url: str, tmp: Path) -> Replica:
         "PARLOR_HOST": "127.0.0.1",
         "PARLOR_PORT": str(port),
         # One instance process, so that killing the replica kills it (not a supervisor whose
-        # workers would then drain); compose runs one per core (tests/server/test_drain.py).
+        # workers would then drain); compose runs one per core (tests/server/ops/test_drain.py).
         "PARLOR_WORKERS": "1",
         "PARLOR_BOT_DELAY": "0.02",
         # Test clients act far faster than people; the flood limit is tested elsewhere.

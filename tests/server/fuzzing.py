@@ -1,7 +1,7 @@
 """A wire fuzzer: hypothesis strategies for every client message and every HTTP request, and
 the checks each answer must pass against a real server.
 
-``tests/server/test_fuzz.py`` runs it seeded and bounded; ``bench/fuzz.py`` runs the same
+``tests/server/transport/test_fuzz.py`` runs it seeded and bounded; ``bench/fuzz.py`` runs the same
 properties for minutes. Inputs are shaped like messages: a valid message of each type, made
 from the room as it is (the seat's next ``seq``, a legal action, the next deal's commitment),
 then mutated by hypothesis — fields set to arbitrary JSON or msgpack values (deep nesting,

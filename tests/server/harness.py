@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: own small limits. Ephemeral: a server built without a store keeps rooms in memory, never in a
 #: file in the user's home. The start locks the contribution commitments made so far at once
 #: (``commit_window`` 0): most tests' clients do not commit, and a start deals straight away;
-#: the tests of sealing (tests/server/test_sealing.py) set the window.
+#: the tests of sealing (tests/server/rooms/test_sealing.py) set the window.
 TEST_SETTINGS = Settings(
     ephemeral=True,
     bot_delay=0.02,

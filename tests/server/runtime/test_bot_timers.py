@@ -22,7 +22,7 @@ from server.rooms.commands import Limits
 from server.runtime.bots import Bots, Plan
 from server.runtime.local import LocalRooms
 from tests.server.conftest import Run
-from tests.server.test_commands import playing
+from tests.server.rooms.test_commands import playing
 
 
 class _Service:

@@ -37,7 +37,7 @@ from server.rooms import Phase, commands
 from tests.server.harness import parlor_verify
 
 GAMES = ["numberswap", "warp99", "floor"]
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ROOM = "K7QXM"
 Record = dict[str, Any]
 

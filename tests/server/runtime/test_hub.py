@@ -14,8 +14,8 @@ from server.rooms import commands
 from server.transport import state_messages
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
-from tests.server.test_commands import playing
-from tests.server.test_takeover import mover_of
+from tests.server.rooms.test_commands import playing
+from tests.server.runtime.test_takeover import mover_of
 
 #: A long grace, so that the takeover is still ahead while the test looks at it.
 PATIENT = TEST_SETTINGS.model_copy(update={"away_grace": 30.0})

@@ -56,7 +56,7 @@ async def test_create_refuses_bad_requests() -> None:
 
 
 async def test_a_path_or_method_the_api_does_not_have_is_refused_with_an_error_object() -> None:
-    """Found by the wire fuzzer (tests/server/test_fuzz.py): a room code holding a "/"
+    """Found by the wire fuzzer (tests/server/transport/test_fuzz.py): a room code holding a "/"
     (``%2F``), an API path that does not exist and a method an endpoint does not take were
     answered Starlette's plain text ("Not Found", "Method Not Allowed"), and ``/api/rooms/``
     with a 307 redirect, where every other refusal of the API is an error object."""

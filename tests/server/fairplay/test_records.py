@@ -28,7 +28,7 @@ from tests.server.driver import (
 from tests.server.harness import TEST_SETTINGS, Client, create_room, parlor_verify, serve
 
 GAMES = ["numberswap", "warp99", "floor"]
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 async def _summary(http: str, code: str) -> dict[str, Any]:

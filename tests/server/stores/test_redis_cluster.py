@@ -16,8 +16,8 @@ from server.stores.redis_store import RedisStore
 from tests.redis_cluster import RedisCluster
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, RunningServer, create_room, serve
-from tests.server.test_cluster import play_split
-from tests.server.test_faults import FAULT_SETTINGS, audit, play_with_fault
+from tests.server.runtime.test_cluster import play_split
+from tests.server.stores.test_faults import FAULT_SETTINGS, audit, play_with_fault
 
 CLUSTER_SETTINGS = TEST_SETTINGS.model_copy(update={"redis_cluster": True})
 

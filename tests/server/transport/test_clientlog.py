@@ -1,7 +1,7 @@
 """What a client can make the server log: a few lines per address, then a count of the rest
 (server/transport/clientlog.py; docs/architecture.md, "Logging"). The fuzzer's own test of the
 policy is
-tests/server/test_fuzz.py::test_the_log_holds_a_bounded_number_of_lines_per_client_and_no_error.
+tests/server/transport/test_fuzz.py::test_the_log_holds_a_bounded_number_of_lines_per_client_and_no_error.
 """
 
 from __future__ import annotations

@@ -141,7 +141,7 @@ def test_a_fan_outs_frames_are_each_state_message_encoded_alone(game_id: str, fm
 
 def test_the_web_client_sequences_exactly_the_commands_the_server_sequences() -> None:
     """A command the client sent without ``seq`` is refused: bot_level once was."""
-    source = (Path(__file__).parents[2] / "client-web" / "js" / "connection.js").read_text()
+    source = (Path(__file__).parents[3] / "client-web" / "js" / "connection.js").read_text()
     block = re.search(r"SEQUENCED = new Set\(\[(.*?)\]\)", source, re.S)
     assert block, "connection.js lists its sequenced commands in SEQUENCED"
     assert set(re.findall(r'"([a-z_]+)"', block.group(1))) == set(SEQUENCED_TYPES)

@@ -23,7 +23,7 @@ from server.ops.config import (
     variables,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def refused(env: dict[str, str]) -> dict[str, str]:

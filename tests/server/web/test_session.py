@@ -492,9 +492,9 @@ async def test_every_hostile_frame_is_a_strike_logged_without_a_traceback(
 
 
 async def test_a_frame_too_big_as_the_last_strike_is_closed_1009() -> None:
-    """Found by the wire fuzzer (tests/server/test_fuzz.py): a frame over the limit that was
-    also the connection's last strike closed it with 1008, where docs/protocol.md promises
-    1009 after ``too_big``."""
+    """Found by the wire fuzzer (tests/server/transport/test_fuzz.py): a frame over the limit that
+    was also the connection's last strike closed it with 1008, where docs/protocol.md promises 1009
+    after ``too_big``."""
     async with serve(STRIKES) as server:
         server.instance.limit_clock = lambda: 0.0
         code = await create_room(server.http, "toy")

@@ -360,7 +360,7 @@ async def test_a_websocket_refused_at_the_per_address_cap_logs_no_error(
 ) -> None:
     """Each refusal used to log "ASGI callable returned without completing handshake" at
     ERROR: anyone could fill the log at ERROR by opening sockets."""
-    from tests.server.test_hostile import uvicorn_logs_to
+    from tests.server.web.test_session import uvicorn_logs_to
 
     caplog.set_level(logging.INFO)
     async with serve(TEST_SETTINGS.model_copy(update={"max_connections_per_address": 1})) as server:

@@ -131,7 +131,7 @@ def test_a_second_parlor_serve_on_the_same_file_says_so_in_one_line_and_exits_4(
             capture_output=True,
             text=True,
             timeout=60,
-            cwd=Path(__file__).resolve().parents[2],
+            cwd=Path(__file__).resolve().parents[3],
         )
     assert second.returncode == 4, second
     lines = second.stderr.strip().splitlines()

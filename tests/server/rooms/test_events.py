@@ -10,7 +10,7 @@ from server.rooms import MOVES_KEPT, Move, commands
 from server.transport import state_messages
 from tests.server.driver import seat_clients, start
 from tests.server.harness import TEST_SETTINGS, Client, create_room, serve
-from tests.server.test_commands import lobby, playing
+from tests.server.rooms.test_commands import lobby, playing
 
 
 def _play_first_legal(room: rooms.Room, times: int) -> rooms.Room:
