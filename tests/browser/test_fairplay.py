@@ -286,6 +286,18 @@ def _stage(message: dict[str, Any]) -> str | None:
     return stage
 
 
+def _start_floor(ana: Person, ben: Person) -> str:
+    """Ana opens a Floor room, Ben joins, both browsers seal, Ana starts: both at the table."""
+    code = ana.create_room("floor")
+    ben.join_by_code(code)
+    ana.wait_seats(2)
+    ana.page.locator(".badge.sealed").nth(1).wait_for()
+    ana.click("Start the game")
+    for someone in (ana, ben):
+        someone.wait_screen("table")
+    return code
+
+
 def test_the_pages_commit_then_reveal_after_the_lock_and_verify_every_view(person: Make) -> None:
     from tests.browser.play import play_to_the_end
 
@@ -294,13 +306,7 @@ def test_the_pages_commit_then_reveal_after_the_lock_and_verify_every_view(perso
     for someone in (ana, ben):
         taps[someone.name] = ([], [])
         _tap(someone, *taps[someone.name])
-    code = ana.create_room("floor")
-    ben.join_by_code(code)
-    ana.wait_seats(2)
-    ana.page.locator(".badge.sealed").nth(1).wait_for()
-    ana.click("Start the game")
-    for someone in (ana, ben):
-        someone.wait_screen("table")
+    _start_floor(ana, ben)
     for name, (sent, got) in taps.items():
         commits = [m for m in sent if m["type"] == "commit"]
         reveals = [m for m in sent if m["type"] == "reveal"]
@@ -449,13 +455,7 @@ _NO_ROOM_FOR_VIEWS = """(() => {
 def _play_floor(ana: Person, ben: Person) -> None:
     from tests.browser.play import play_to_the_end
 
-    code = ana.create_room("floor")
-    ben.join_by_code(code)
-    ana.wait_seats(2)
-    ana.page.locator(".badge.sealed").nth(1).wait_for()
-    ana.click("Start the game")
-    for someone in (ana, ben):
-        someone.wait_screen("table")
+    _start_floor(ana, ben)
     play_to_the_end("floor", [ana, ben])
 
 
@@ -502,13 +502,7 @@ def test_a_page_reloaded_during_the_game_still_checks_every_view(person: Make) -
     from tests.browser.play import play_to_the_end
 
     ana, ben = person("Ana"), person("Ben", phone=False)
-    code = ana.create_room("floor")
-    ben.join_by_code(code)
-    ana.wait_seats(2)
-    ana.page.locator(".badge.sealed").nth(1).wait_for()
-    ana.click("Start the game")
-    for someone in (ana, ben):
-        someone.wait_screen("table")
+    _start_floor(ana, ben)
     for _ in range(4):
         (ana if ana.my_turn() else ben).step("floor")
     ana.page.reload()
