@@ -570,3 +570,51 @@ def test_an_error_never_covers_the_hand(person: Make, screen: str) -> None:
     apart = toast[3] <= tray[1] or toast[1] >= tray[3] or toast[2] <= tray[0] or toast[0] >= tray[2]
     assert apart, f"the message {toast} lies over the tray {tray}"
     assert toast[1] >= 0 and toast[3] <= SCREENS[screen]["height"], toast
+
+
+def test_floors_grabbable_opener_fits_every_screen(person: Make) -> None:
+    """The deal decides whether the first player may grab the opener, so the table with the
+    grab on offer is made sure of here: every state Ana's page gets says the opener, the card
+    with the longest name, is up for grabs, with Grab among her moves on her turn. The notice,
+    the hint and the Grab button fit every screen (they used to name the card, and overflowed
+    the small phone's middle and the sideways phone's tray: the full viewport test failed
+    whenever a deal offered the grab)."""
+
+    from rules.codec import pack, unpack
+
+    def handler(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            if isinstance(message, bytes):
+                decoded = unpack(message)
+                view = decoded.get("view") if decoded.get("type") == "state" else None
+                if view and decoded["room"]["phase"] == "playing":
+                    view["opener_grabbable"] = True
+                    view["top"] = 101  # the Triangle Take +2: the longest name a card has
+                    legal = view.get("legal") or []
+                    if legal and not any(a.get("type") == "grab" for a in legal):
+                        view["legal"] = [*legal, {"type": "grab"}]
+                    message = pack(decoded)
+            ws.send(message)
+
+        ws.on_message(lambda m: server.send(m))
+        server.on_message(to_page)
+
+    ana = person("Ana")
+    ana.page.route_web_socket(re.compile(r"/ws/"), handler)
+    ana.create_room("floor", {"turn-timer": 600})
+    ana.click("Add a bot")
+    ana.wait_seats(2)
+    ana.click("Start the game")
+    ana.wait_screen("table")
+    page = ana.page
+    _my_turn(ana, ".f-pending.p-grab")
+    page.locator("#app .tray button", has_text="Grab").first.wait_for()
+    problems: list[str] = []
+    for name, size in SCREENS.items():
+        page.set_viewport_size(size)
+        _settle(page)
+        found, _ = _problems(page, "floor")
+        problems += [f"{name}: {problem}" for problem in found]
+    assert not problems, "\n".join(problems)

@@ -196,7 +196,8 @@ export function plainMoves(view) {
   for (const entry of view.legal || []) {
     switch (entry.type) {
       case "grab":
-        out.push({ action: { type: "grab" }, text: view.top ? `Grab the ${cardLabel(view.top)}` : "Grab the opener" });
+        // Short: the card is in view on the pile, and the move sits beside Draw in a narrow tray.
+        out.push({ action: { type: "grab" }, text: "Grab the opener" });
         break;
       case "draw": {
         let text = entry.count === 1 ? "Draw" : `Draw ${entry.count}`;
@@ -275,7 +276,7 @@ function hint(view, ctx, pick) {
   if (p && p.kind === "take") return `+${p.stack} is on you: stack any Take (the stack grows and passes on), or draw ${p.stack}.`;
   if (p && p.kind === "freeze") return "Frozen: answer with any Freeze, or discard 2 equal / 3 different Operations, or draw 1.";
   const reasons = [];
-  if (types.has("grab")) return `You may grab the ${cardLabel(view.top)} opener into your hand, or play as usual.`;
+  if (types.has("grab")) return "You may grab the opener into your hand, or play as usual.";
   const shape = floor.shape ? cap(floor.shape) : null;
   if (types.has("number")) {
     const entry = legal.find((e) => e.type === "number");
@@ -387,7 +388,7 @@ function pendingLine(view, ctx) {
     body = [h("span", { class: "f-stack" }, "⇄"), ` Charged Swap: ${whoWithin(p.seat, ctx)} ${p.seat === ctx.you ? "decide" : "decides"}`];
   } else if (view.opener_grabbable) {
     kind = "grab";
-    body = `The first player may grab the ${cardLabel(view.top)} opener.`;
+    body = "The opener may be grabbed.";
   }
   return h("p", { class: ["f-pending", `p-${kind}`], "data-anim": "pending", "aria-live": "off" }, body || "\u00a0");
 }
