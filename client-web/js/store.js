@@ -30,15 +30,24 @@ function get(key) {
   }
 }
 
-function set(key, value) {
+/** Store `value` under `key` (null: forget it). If storage refuses, it is kept for this visit
+ * only (a reload forgets it); with `dropStale`, the older copy storage holds goes too, so that
+ * storage never holds an out-of-date one (the view log: whole, or not there). */
+function set(key, value, { dropStale = false } = {}) {
   try {
     if (value === null) localStorage.removeItem(key);
     else localStorage.setItem(key, value);
     memory.delete(key);
   } catch {
-    // Kept for this visit only (a reload forgets it).
     if (value === null) memory.delete(key);
     else memory.set(key, value);
+    if (dropStale) {
+      try {
+        localStorage.removeItem(key);
+      } catch {
+        // No storage at all.
+      }
+    }
   }
 }
 
@@ -97,29 +106,18 @@ function addView(code, round, seat, version, digest) {
   const last = kept.views[kept.views.length - 1];
   if (last && last[0] >= version) return;
   if (kept.views.length >= VIEWS_MAX) {
-    if (!kept.truncated) set(VIEWS + code, JSON.stringify({ ...kept, truncated: true }));
+    if (!kept.truncated) set(VIEWS + code, JSON.stringify({ ...kept, truncated: true }), { dropStale: true });
     return;
   }
   kept.views.push([version, digest]);
-  const key = VIEWS + code;
-  const value = JSON.stringify(kept);
-  try {
-    localStorage.setItem(key, value);
-    memory.delete(key);
-  } catch {
-    // Kept in memory for this visit; the stored copy, now missing views, goes, so that a
-    // stored log is always whole (from its first view to the last one noted).
-    memory.set(key, value);
-    try {
-      localStorage.removeItem(key);
-    } catch {
-      // No storage at all.
-    }
+  // A stored log is always whole, from its first view to the last one noted.
+  set(VIEWS + code, JSON.stringify(kept), { dropStale: true });
+  if (fresh) {
+    // The seal remembers where this page's log began (once per game and seat): a log found
+    // later that begins elsewhere, or none, means views were shown and not kept.
+    const seal = seals(code)[round] || {};
+    if (seal.viewsFrom === undefined || seal.viewsSeat !== seat) setSeal(code, round, { ...seal, viewsFrom: version, viewsSeat: seat });
   }
-  // The seal remembers where this page's log began (once per game and seat): a log found
-  // later that begins elsewhere, or none, means views were shown and not kept.
-  const seal = seals(code)[round] || {};
-  if (fresh && (seal.viewsFrom === undefined || seal.viewsSeat !== seat)) setSeal(code, round, { ...seal, viewsFrom: version, viewsSeat: seat });
 }
 
 /** Per room: the round and version of the last table this browser showed its player. */
