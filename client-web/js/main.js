@@ -690,7 +690,6 @@ function seal(room, msg) {
         kept.bots = info.seats.map((s) => Boolean(s.bot));
         // By seat id too: seat indexes shift when someone leaves the lobby.
         kept.lockedById = Object.fromEntries(info.seats.map((s, i) => [s.id, next.locked[i] || ""]));
-        kept.lockedIds = info.seats.map((s) => s.id);
         kept.revealedFor = next.commitment;
       }
       // Once per sealing, and again if a state the server sent after acknowledging the
@@ -709,10 +708,9 @@ function seal(room, msg) {
     // (looked at once per game, not at every move).
     room.sealNoted = info.seal;
     const known = remembered.seal(room.code, info.round);
-    // The game's seats, by id, in the record's order (no seat comes or goes during a game).
-    const dealtIds = info.seats.map((s) => s.id);
-    if (!known || !known.seen) remembered.setSeal(room.code, info.round, { ...(known || {}), shown: info.seal, dealtIds });
-    else remembered.setSeal(room.code, info.round, { ...known, dealtIds });
+    // With the game's seats, by id, in the record's order (no seat comes or goes in a game).
+    const shown = known && known.seen ? {} : { shown: info.seal };
+    remembered.setSeal(room.code, info.round, { ...(known || {}), ...shown, dealtIds: info.seats.map((s) => s.id) });
   }
   if ((info.phase === "playing" || info.phase === "finished") && msg.view && info.round > 0) {
     noteView(room.code, info.round, you, msg.version, msg.view);
@@ -828,19 +826,19 @@ async function downloadMyGame(code, round) {
   const record = await response.json();
   const known = remembered.seal(code, round) || {};
   const log = remembered.views(code, round);
-  // The locked set with each seat's id at the lock, and the ids of the game's seats: `parlor
-  // verify` compares the two seat by seat, as this page does.
-  const lockedIds = known.locked ? known.lockedIds || null : null;
+  // The locked set with each seat's id at the lock (seat ids rise in seat order), and the ids
+  // of the game's seats: `parlor verify` compares the two seat by seat, as this page does.
+  const byId = known.locked && known.lockedById ? known.lockedById : null;
   const seen = {
     seen: 2,
     room: code,
     game: round,
     seat: log ? log.seat : null,
     commitment: known.seen || null,
-    commitments: known.locked || null,
+    commitments: byId ? Object.values(byId) : known.locked || null,
     contribution: known.mine && known.seen === record.commitment ? known.mine : null,
     views: log ? log.views : [],
-    locked_seats: lockedIds && lockedIds.length === known.locked.length ? lockedIds : null,
+    locked_seats: byId ? Object.keys(byId).map(Number) : null,
     dealt_seats: known.dealtIds && known.dealtIds.length === record.seats.length ? known.dealtIds : null,
   };
   const blob = new Blob([JSON.stringify({ record, seen }, null, 1)], { type: "application/json" });
