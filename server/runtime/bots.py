@@ -31,16 +31,15 @@ from server.stores.store import StoreError
 log = logging.getLogger(__name__)
 
 Plan = Callable[[Room], Change]
-_Due = Due
 #: How long before its time a timer may fire and still count as on time.
 _EARLY = 0.002
 
 
-def _when(due: _Due) -> float:
+def _when(due: Due) -> float:
     return due[0]
 
 
-def _split(due: list[_Due], now: float) -> tuple[list[_Due], list[_Due]]:
+def _split(due: list[Due], now: float) -> tuple[list[Due], list[Due]]:
     """``due`` (soonest first) in two: what is due by ``now``, and the rest."""
     ripe = 0
     while ripe < len(due) and due[ripe][0] <= now:
@@ -72,7 +71,7 @@ class Bots:
         if plan is not None and (plan[0][0] > room.version or plan[0] == key):
             return
         now = asyncio.get_running_loop().time()
-        due: list[_Due] = []
+        due: list[Due] = []
         if room.phase is Phase.PLAYING:
             bots, people = commands.seats_to_act(room)
             if bots:
@@ -162,7 +161,7 @@ class Bots:
         code = held.code
         # A timer may fire a little before its time (the loop's clock resolution).
         now = asyncio.get_running_loop().time() + _EARLY
-        ripe: list[_Due] = []
+        ripe: list[Due] = []
         soonest = math.inf
         plan = held.plan
         if plan is not None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable
-from typing import Any
 
 from starlette.types import Message, Receive, Send
 
@@ -84,9 +83,3 @@ class AsgiSocket:
                     callback()
         finally:
             self._writer = None
-
-    async def flush(self) -> Any:
-        """Wait until every queued message has been handed to the server."""
-        writer = self._writer
-        if writer is not None:
-            await asyncio.shield(writer)
