@@ -4,17 +4,22 @@ page has no ``crypto.subtle`` (plain http on a LAN address)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import random
 import re
-from collections.abc import Callable
+import secrets
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from playwright.sync_api import WebSocketRoute, expect
+from websockets.sync.client import connect
 
 from rules.codec import pack, unpack
 from server.fairplay import records
 from tests.browser.pages import Person
+from tests.browser.recorded import Host
 
 Make = Callable[..., Person]
 
@@ -363,26 +368,26 @@ def test_a_view_the_record_does_not_give_is_not_verified(person: Make) -> None:
     ben.page.locator("[data-deal-check=ok]").wait_for()
 
 
+@contextlib.contextmanager
+def _ben_by_program(server_url: str, code: str) -> Iterator[tuple[Host, dict[str, Any]]]:
+    """Ben, seated in room ``code`` by a program (no browser: it commits and reveals only when
+    told to), and the first state it was sent."""
+    url = server_url.replace("http://", "ws://") + f"/ws/{code}?format=json"
+    with connect(url) as ws:
+        ben = Host(ws)
+        ws.send(json.dumps({"type": "join", "name": "Ben", "key": secrets.token_urlsafe(16)}))
+        yield ben, ben.wait_state(lambda state: True)
+
+
 def test_the_lobby_says_whose_browser_the_deal_waits_for_and_who_has_sealed(
     person: Make, server_url: str
 ) -> None:
     """Ben plays from a program that commits only when told to: Ana's page (the host) shows the
     deal waiting for Ben's browser, with the time left, then Ben's seat as sealed, then the
     game."""
-    import json
-    import secrets
-
-    from websockets.sync.client import connect
-
-    from tests.browser.recorded import Host
-
     ana = person("Ana")
     code = ana.create_room("floor")
-    url = server_url.replace("http://", "ws://") + f"/ws/{code}?format=json"
-    with connect(url) as ws:
-        ben = Host(ws)
-        ws.send(json.dumps({"type": "join", "name": "Ben", "key": secrets.token_urlsafe(16)}))
-        joined = ben.wait_state(lambda state: True)
+    with _ben_by_program(server_url, code) as (ben, joined):
         ana.wait_seats(2)
         sealed = ana.page.locator(".seat .badge.sealed")
         expect(sealed).to_have_count(1)  # Ana's own browser has sealed; Ben's program has not
@@ -522,22 +527,12 @@ def test_download_my_game_verifies_after_a_locked_seat_left_the_lobby(
     leaves the lobby before the deal: Ana and Cleo play on two seats. Ana's "Download my game"
     file passes `parlor verify`: the locked set is compared seat by seat, by seat id (by
     index, Cleo's slot looked like Ben's and the file failed)."""
-    import json
-    import secrets
-
-    from websockets.sync.client import connect
-
     from server.fairplay.verify import verify
     from tests.browser.play import play_to_the_end
-    from tests.browser.recorded import Host
 
     ana, cleo = person("Ana", phone=False), person("Cleo")
     code = ana.create_room("floor")
-    url = server_url.replace("http://", "ws://") + f"/ws/{code}?format=json"
-    with connect(url) as ws:
-        ben = Host(ws)
-        ws.send(json.dumps({"type": "join", "name": "Ben", "key": secrets.token_urlsafe(16)}))
-        joined = ben.wait_state(lambda state: True)
+    with _ben_by_program(server_url, code) as (ben, joined):
         value = secrets.token_hex(32)
         seen = joined["room"]["next_deal"]["commitment"]
         ben.command(
