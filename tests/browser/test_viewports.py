@@ -11,6 +11,8 @@ most 0.05), and a card in flight passes under the pile labels, never over them. 
 table: the header keeps "Parlor" whole while reconnecting, "Create room" is in sight on a phone's
 home page, "Add a bot" is never under the lobby's Start bar, a Warp 99 card's "sending…" is
 whole, one Tab leads from Number Swap's grid to the piles, and an error never covers the hand.
+Tables a deal offers only sometimes (Floor's opener up for grabs, a Warp 99 card that fits both
+piles) are made sure of by changing the views the page gets, and fit every screen too.
 
 With ``PARLOR_SCREENSHOTS=docs/screenshots`` the sideways phone's table of each game is saved as
 ``docs/screenshots/<game>-phone-sideways.png``.
@@ -197,13 +199,18 @@ def _at_the_table(person: Make, game: str, *, bots: int = 1) -> tuple[Person, st
     """Ana at a table of ``game`` with bots, her turn's clock long (600 s: the widest clock);
     and the room's code."""
     ana = person("Ana")
+    return ana, _start(ana, game, bots=bots)
+
+
+def _start(ana: Person, game: str, *, bots: int = 1) -> str:
+    """Ana starts a table of ``game`` with bots, her turn's clock long; the room's code."""
     code = ana.create_room(game, {"turn-timer": 600})
     for seats in range(2, bots + 2):
         ana.click("Add a bot")
         ana.wait_seats(seats)
     ana.click("Start the game")
     ana.wait_screen("table")
-    return ana, code
+    return code
 
 
 def _my_turn(ana: Person, selector: str) -> None:
@@ -572,14 +579,9 @@ def test_an_error_never_covers_the_hand(person: Make, screen: str) -> None:
     assert toast[1] >= 0 and toast[3] <= SCREENS[screen]["height"], toast
 
 
-def test_floors_grabbable_opener_fits_every_screen(person: Make) -> None:
-    """The deal decides whether the first player may grab the opener, so the table with the
-    grab on offer is made sure of here: every state Ana's page gets says the opener, the card
-    with the longest name, is up for grabs, with Grab among her moves on her turn. The notice,
-    the hint and the Grab button fit every screen (they used to name the card, and overflowed
-    the small phone's middle and the sideways phone's tray: the full viewport test failed
-    whenever a deal offered the grab)."""
-
+def _views_changed(page: Page, change: Callable[[dict[str, Any]], None]) -> None:
+    """Every state Ana's page gets during play passes through ``change(view)`` first: a test
+    makes sure of a table the deal would offer only sometimes."""
     from rules.codec import pack, unpack
 
     def handler(ws: WebSocketRoute) -> None:
@@ -590,31 +592,78 @@ def test_floors_grabbable_opener_fits_every_screen(person: Make) -> None:
                 decoded = unpack(message)
                 view = decoded.get("view") if decoded.get("type") == "state" else None
                 if view and decoded["room"]["phase"] == "playing":
-                    view["opener_grabbable"] = True
-                    view["top"] = 101  # the Triangle Take +2: the longest name a card has
-                    legal = view.get("legal") or []
-                    if legal and not any(a.get("type") == "grab" for a in legal):
-                        view["legal"] = [*legal, {"type": "grab"}]
+                    change(view)
                     message = pack(decoded)
             ws.send(message)
 
         ws.on_message(lambda m: server.send(m))
         server.on_message(to_page)
 
-    ana = person("Ana")
-    ana.page.route_web_socket(re.compile(r"/ws/"), handler)
-    ana.create_room("floor", {"turn-timer": 600})
-    ana.click("Add a bot")
-    ana.wait_seats(2)
-    ana.click("Start the game")
-    ana.wait_screen("table")
-    page = ana.page
-    _my_turn(ana, ".f-pending.p-grab")
-    page.locator("#app .tray button", has_text="Grab").first.wait_for()
+    page.route_web_socket(re.compile(r"/ws/"), handler)
+
+
+def _every_screen(page: Page, game: str) -> list[str]:
     problems: list[str] = []
     for name, size in SCREENS.items():
         page.set_viewport_size(size)
         _settle(page)
-        found, _ = _problems(page, "floor")
+        found, _ = _problems(page, game)
         problems += [f"{name}: {problem}" for problem in found]
+    return problems
+
+
+def test_floors_grabbable_opener_fits_every_screen(person: Make) -> None:
+    """The deal decides whether the first player may grab the opener, so the table with the
+    grab on offer is made sure of here: every state Ana's page gets says the opener, the card
+    with the longest name, is up for grabs, with Grab among her moves on her turn. The notice,
+    the hint and the Grab button fit every screen (they used to name the card, and overflowed
+    the small phone's middle and the sideways phone's tray: the full viewport test failed
+    whenever a deal offered the grab)."""
+
+    def grab_on_offer(view: dict[str, Any]) -> None:
+        view["opener_grabbable"] = True
+        view["top"] = 101  # the Triangle Take +2: the longest name a card has
+        legal = view.get("legal") or []
+        if legal and not any(a.get("type") == "grab" for a in legal):
+            view["legal"] = [*legal, {"type": "grab"}]
+
+    ana = person("Ana")
+    _views_changed(ana.page, grab_on_offer)
+    _start(ana, "floor")
+    _my_turn(ana, ".f-pending.p-grab")
+    ana.page.locator("#app .tray button", has_text="Grab").first.wait_for()
+    problems = _every_screen(ana.page, "floor")
+    assert not problems, "\n".join(problems)
+
+
+def test_warp99s_card_that_fits_both_piles_fits_every_screen(person: Make) -> None:
+    """The deal decides whether Ana's chosen card in step B fits both piles, so that is made
+    sure of here: every state her page gets in step B says each card in her hand fits both.
+    With a card chosen, its hint and the most moves step B offers (Left pile, Right pile, End
+    step B) fit every screen: on the small phone the three buttons wrapped to a second line
+    and pushed her row out of the middle (the full viewport test failed about one run in
+    five, on the deal)."""
+
+    def both_piles(view: dict[str, Any]) -> None:
+        if view.get("step") == "B" and view.get("turn") == 0 and view.get("hand"):
+            plays = [
+                {"type": "play_to_pile", "card": card, "pile": pile}
+                for card in view["hand"]
+                for pile in (0, 1)
+            ]
+            view["legal"] = [*plays, {"type": "end_step"}]
+
+    ana = person("Ana")
+    _views_changed(ana.page, both_piles)
+    _start(ana, "warp99")
+    page = ana.page
+    _my_turn(ana, ".w-hand [data-legal=card]")
+    page.locator("#app .w-hand [data-legal=card]").first.click()
+    version = ana.version
+    page.locator("#app .w-moves [data-legal=move]").first.click()
+    ana.wait_version_above(version)
+    _my_turn(ana, ".w-hand [data-legal=card]")
+    page.locator("#app .w-hand [data-legal=card]").first.click()
+    page.locator("#app .w-moves [data-legal=move]").nth(1).wait_for()
+    problems = _every_screen(page, "warp99")
     assert not problems, "\n".join(problems)
