@@ -612,27 +612,58 @@ def _every_screen(page: Page, game: str) -> list[str]:
     return problems
 
 
-def test_floors_grabbable_opener_fits_every_screen(person: Make) -> None:
-    """The deal decides whether the first player may grab the opener, so the table with the
-    grab on offer is made sure of here: every state Ana's page gets says the opener, the card
-    with the longest name, is up for grabs, with Grab among her moves on her turn. The notice,
-    the hint and the Grab button fit every screen (they used to name the card, and overflowed
-    the small phone's middle and the sideways phone's tray: the full viewport test failed
-    whenever a deal offered the grab)."""
+@pytest.mark.parametrize("chosen", ["number", "power"])
+def test_floors_grabbable_opener_fits_every_screen(person: Make, chosen: str) -> None:
+    """The deal decides whether the first player may grab the opener, and what her hand can
+    play, so the fullest tray is made sure of here: every state Ana's page gets says the
+    opener, the card with the longest name, is up for grabs, with Grab among her moves, and
+    that her first card makes a play: a Number (Play), or a Power (one button per shape, the
+    most moves Floor offers at once). With that card chosen the tray holds Play, ✕, Grab and
+    Draw, or the four shapes and ✕ (a choice to make hides the plain moves until it is made or
+    cleared): the notice, the hint and the moves fit every screen. (They used to name the
+    card, and overflowed the small phone's middle and the sideways phone's tray; then the
+    moves beside a chosen play wrapped to a second line and overflowed the sideways trays: the
+    full viewport test failed whenever a deal offered it.)"""
+    from rules.floor.cards import CARDS, Kind, Shape, number_id, power_id
+
+    card: list[int] = []  # the card that makes the play, once the hand is seen
 
     def grab_on_offer(view: dict[str, Any]) -> None:
         view["opener_grabbable"] = True
         view["top"] = 101  # the Triangle Take +2: the longest name a card has
         legal = view.get("legal") or []
-        if legal and not any(a.get("type") == "grab" for a in legal):
-            view["legal"] = [*legal, {"type": "grab"}]
+        hand = view.get("hand") or []
+        if not legal or not hand:
+            return
+        if chosen == "power":
+            if power_id(0) not in hand:
+                hand[0] = power_id(0)
+            play = {"type": "power", "cards": [power_id(0)], "shapes": [s.value for s in Shape]}
+        else:
+            numbers = [c for c in hand if CARDS[c].kind is Kind.NUMBER]
+            if not numbers:
+                hand[0] = number_id(Shape.SQUARE, 8, 1)
+                numbers = [hand[0]]
+            shape = CARDS[numbers[0]].shape
+            play = {"type": "number", "plays": [{"cards": [numbers[0]], "shapes": [shape]}]}
+        card[:] = [play["cards"][0] if chosen == "power" else numbers[0]]
+        # Only the draw besides: the card's play is the one on offer.
+        legal = [a for a in legal if a.get("type") == "draw"]
+        view["legal"] = [*legal, {"type": "grab"}, play]
 
     ana = person("Ana")
     _views_changed(ana.page, grab_on_offer)
     _start(ana, "floor")
     _my_turn(ana, ".f-pending.p-grab")
-    ana.page.locator("#app .tray button", has_text="Grab").first.wait_for()
-    problems = _every_screen(ana.page, "floor")
+    page = ana.page
+    page.locator(f"#app .f-hand [data-key=h{card[0]}]").click()
+    page.locator("#app .f-moves [data-legal=move]").first.wait_for()
+    if chosen == "number":
+        page.locator("#app .tray button", has_text="Grab").first.wait_for()
+    else:  # a choice to make: the four shapes and ✕ only, until it is made or cleared
+        assert page.locator("#app .f-moves [data-legal=move]").count() == 4
+        assert not page.locator("#app .f-moves [data-legal=general]").count()
+    problems = _every_screen(page, "floor")
     assert not problems, "\n".join(problems)
 
 

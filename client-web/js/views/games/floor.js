@@ -196,8 +196,9 @@ export function plainMoves(view) {
   for (const entry of view.legal || []) {
     switch (entry.type) {
       case "grab":
-        // Short: the card is in view on the pile, and the move sits beside Draw in a narrow tray.
-        out.push({ action: { type: "grab" }, text: "Grab the opener" });
+        // Its face is one word: the card is in view on the pile, and beside a chosen play
+        // (Play, ✕) and Draw it must keep one line in the narrow sideways tray.
+        out.push({ action: { type: "grab" }, text: "Grab the opener", face: "Grab" });
         break;
       case "draw": {
         let text = entry.count === 1 ? "Draw" : `Draw ${entry.count}`;
@@ -429,7 +430,7 @@ function moves(view, ctx, pick) {
   };
   const items = pick.plays.map((play, i) =>
     button(withSending(play.face, isSending(ctx, play.action)), act(play.action), {
-      class: ["primary", "f-move", isSending(ctx, play.action) && SENDING],
+      class: ["primary", "f-move", play.shape && "f-shape-move", isSending(ctx, play.action) && SENDING],
       "data-legal": "move",
       key: `m${i}`,
       "aria-label": play.text,
@@ -438,12 +439,17 @@ function moves(view, ctx, pick) {
   if (pick.picked.length && !ctx.pending) {
     items.push(button("✕", () => ctx.setUi({ picked: [] }), { class: "f-move", key: "clear", "aria-label": "Clear the selection" }));
   }
-  for (const move of plainMoves(view)) {
+  // Chosen cards that leave a choice (a Power's shape, which shape a set leaves, an
+  // Operation's result) show just the choices and ✕: beside Draw and Grab they would wrap to a
+  // second line, which the sideways tray has no room for. ✕ brings the plain moves back.
+  const choosing = pick.plays.length > 1;
+  for (const move of choosing ? [] : plainMoves(view)) {
     items.push(
-      button(withSending(move.text, isSending(ctx, move.action)), act(move.action), {
+      button(withSending(move.face || move.text, isSending(ctx, move.action)), act(move.action), {
         class: ["f-move", isSending(ctx, move.action) && SENDING],
         "data-legal": "general",
         key: `g-${move.action.type}`,
+        "aria-label": move.face ? move.text : null,
       }),
     );
   }
