@@ -265,6 +265,11 @@ class RoomService:
         except asyncio.CancelledError:
             self._drop(held, waiting)
             raise
+        finally:
+            # A refusal raised here has this frame in its traceback, and the future holds the
+            # refusal: without this the two would wait for the cycle collector, with every
+            # room the refusal's frames hold (tests/server/runtime/test_service.py).
+            del waiting, future
 
     def _judged_now(self, code: str, command: Command) -> Command:
         """Nothing is under way for the room here and its cached room is the newest this
@@ -434,7 +439,9 @@ class RoomService:
                 change = command(step.room)
             except (RoomError, RulesError) as exc:
                 if fresh or isinstance(exc, Stale):
-                    outcomes[i] = exc
+                    # Without its traceback: that holds this frame, which holds the outcomes,
+                    # and a refusal is an answer, not a fault to trace.
+                    outcomes[i] = exc.with_traceback(None)
                     step.judged.append(i)
                     continue
                 # The cache may be behind another instance: judge again on the latest room.

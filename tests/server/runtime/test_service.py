@@ -5,6 +5,8 @@ costs one round trip and one fan-out, not one per command). Exactly-once holds t
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from typing import Any
 
 import pytest
@@ -145,6 +147,40 @@ async def test_a_refused_command_in_a_batch_leaves_the_others_applied() -> None:
     assert store.saves == [1, 1]
     room = service.cached(code)
     assert room is not None and [line.text for line in room.chat] == ["one", "two"]
+
+
+async def test_a_refusal_is_freed_once_handled_without_waiting_for_a_full_collection() -> None:
+    """A refusal's traceback held the frames that judged it, and they held the refusal (the
+    batch's outcomes, the caller's future): every refused command, with the rooms it was
+    judged on, waited for the cycle collector, whose full collections the server makes rare
+    (server/cli.py). Under load the server's memory grew by a kilobyte or so per action until
+    one came (issue 29). Now reference counting frees it, judged at once or in a batch."""
+    store = GatedStore()
+    service = _service(store)
+    code, (ana, ben) = await _room_with_seats(service, 2)
+    gc.collect()
+    gc.disable()
+    try:
+        refs = []
+        try:  # judged at once, on the cached room
+            await service.change(code, _chat(ben, 1, "x" * 500))
+        except RoomError as exc:
+            refs.append(weakref.ref(exc))
+        # Judged in a batch, queued behind a save (awaited as a task, not through gather,
+        # whose own bookkeeping is a cycle).
+        gate, leader = await _held(store, service, code, _chat(ana, 1, "one"))
+        queued = asyncio.create_task(service.change(code, _chat(ben, 1, "x" * 500)))
+        await asyncio.sleep(0)  # the scenario: it is queued before the release
+        gate.set()
+        await leader
+        try:
+            await queued
+        except RoomError as exc:
+            refs.append(weakref.ref(exc))
+        del queued  # the task keeps what it raised
+        assert len(refs) == 2 and [ref() for ref in refs] == [None, None]
+    finally:
+        gc.enable()
 
 
 async def test_a_batch_whose_reply_was_lost_is_acknowledged_once_as_made() -> None:
