@@ -161,6 +161,11 @@ class Game(ABC, Generic[S, A]):
     #: still running ends, ranked by the game's own standings, with ``Result.move_bound`` set.
     #: Far above any real game (``docs/benchmarks.md``); the state counts the actions.
     move_bound: ClassVar[int]
+    #: The options a turn-based room ("play by text", docs/protocol.md) plays the game with,
+    #: over whatever its creator chose: how the game's rules text says to play when turns
+    #: travel as a link (Number Swap's blind flips, ruling 11). Empty: the game plays the same
+    #: either way.
+    turn_based_options: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self) -> None:
         self._action_adapter: TypeAdapter[A] = TypeAdapter(self.action_type)
@@ -178,6 +183,7 @@ class Game(ABC, Generic[S, A]):
             "max_seats": self.max_seats,
             "options": self.options_model.model_json_schema(),
             "default_options": self.options_model().model_dump(mode="json"),
+            "turn_based_options": dict(self.turn_based_options),
         }
 
     def parse_options(self, data: Mapping[str, Any] | GameOptions | None) -> GameOptions:
