@@ -12,6 +12,13 @@ from rules.contract import ActionModel
 Position = Annotated[StrictInt, Field(ge=0, le=11)]
 
 
+def _two_cards(value: tuple[int, int]) -> tuple[int, int]:
+    """Two different positions, in order (so one choice has one form)."""
+    if value[0] == value[1]:
+        raise ValueError("choose two different cards")
+    return (min(value), max(value))
+
+
 class FlipInitial(ActionModel):
     """Round start: turn up two cards of your choice."""
 
@@ -21,9 +28,21 @@ class FlipInitial(ActionModel):
     @field_validator("positions")
     @classmethod
     def _distinct(cls, value: tuple[int, int]) -> tuple[int, int]:
-        if value[0] == value[1]:
-            raise ValueError("choose two different cards")
-        return (min(value), max(value))
+        return _two_cards(value)
+
+
+class PickFlips(ActionModel):
+    """Played by text (R11): on your last turn of a round, the two positions to turn up when
+    the next round is dealt (blind); as the last round's ender, first thing in the new round,
+    the two cards to turn up now."""
+
+    type: Literal["pick_flips"] = "pick_flips"
+    positions: tuple[Position, Position]
+
+    @field_validator("positions")
+    @classmethod
+    def _distinct(cls, value: tuple[int, int]) -> tuple[int, int]:
+        return _two_cards(value)
 
 
 class TakeDiscard(ActionModel):
@@ -65,6 +84,8 @@ class NextRound(ActionModel):
     type: Literal["next_round"] = "next_round"
 
 
-AnyAction = FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast | NextRound
+AnyAction = (
+    FlipInitial | TakeDiscard | Draw | SwapDrawn | DiscardDrawn | UndoLast | NextRound | PickFlips
+)
 
 Action = Annotated[AnyAction, Field(discriminator="type")]

@@ -32,13 +32,25 @@ from rules.numberswap.actions import (
     Draw,
     FlipInitial,
     NextRound,
+    PickFlips,
     SwapDrawn,
     TakeDiscard,
     UndoLast,
 )
 from rules.numberswap.cards import DECK, GRID_SIZE, ROWS, column_positions
 from rules.numberswap.policy import choose
-from rules.numberswap.state import Grid, Phase, RoundSummary, State, Undo, is_ready, to_act
+from rules.numberswap.state import (
+    Grid,
+    Phase,
+    Pick,
+    RoundSummary,
+    State,
+    Undo,
+    is_ready,
+    must_pick,
+    picks_up,
+    to_act,
+)
 from rules.rng import Rng
 
 #: Platform ruling (move bound): a game still running after this many actions (opening flips
@@ -61,6 +73,10 @@ class NumberSwapOptions(GameOptions):
         ge=10,
         le=1000,
         description="The game ends after a round in which a total reaches this",
+    )
+    by_text: bool = Field(
+        default=False,
+        description="Play by text: blind flips for later rounds (ruling 11)",
     )
 
 
@@ -126,6 +142,15 @@ def _pairs(down: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
 
 
 @functools.lru_cache(maxsize=4096)
+def _picks(down: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
+    return tuple({"type": "pick_flips", "positions": [a, b]} for a, b in combinations(down, 2))
+
+
+#: R11: a blind pick names positions of a grid not dealt yet: any two of the twelve.
+_BLIND_PICKS = _picks(tuple(range(GRID_SIZE)))
+
+
+@functools.lru_cache(maxsize=4096)
 def _turn_start(present: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
     return (*({"type": "take_discard", "position": p} for p in present), {"type": "draw"})
 
@@ -187,7 +212,7 @@ def _state_head(state: State) -> dict[str, Any]:
 def _state_tail(state: State) -> dict[str, Any]:
     """The dump's keys after ``grids``."""
     summary, undo = state.last_round, state.undo
-    return {
+    tail = {
         "draw": list(state.draw),
         "discard": list(state.discard),
         "chosen": list(state.chosen),
@@ -213,11 +238,17 @@ def _state_tail(state: State) -> dict[str, Any]:
         "moves": state.moves,
         "ready": list(state.ready),
     }
+    if state.by_text:
+        # R11's fields, only in a game played by text (see State.by_text).
+        tail["by_text"] = True
+        tail["picks"] = [None if p is None else list(p) for p in state.picks]
+    return tail
 
 
-#: The dump's map header (its 19 keys: 5 in the head, grids, 13 in the tail), and the key
-#: "grids" packed.
+#: The dump's map header (its 19 keys: 5 in the head, grids, 13 in the tail; 21 with R11's two
+#: when played by text), and the key "grids" packed.
 _STATE_MAP = b"\xde\x00\x13"
+_STATE_MAP_BY_TEXT = b"\xde\x00\x15"
 _GRIDS_KEY = pack("grids")
 
 
@@ -246,6 +277,8 @@ class NumberSwap(Game[State, AnyAction]):
     state_type = State
     action_type = Action
     move_bound = MOVE_BOUND
+    #: R11: a turn-based room ("play by text") plays the blind flips of the rules text.
+    turn_based_options = {"by_text": True}
 
     # -- setup ------------------------------------------------------------------------------
 
@@ -269,6 +302,8 @@ class NumberSwap(Game[State, AnyAction]):
             history=(),
             last_round=None,
             undo=None,
+            by_text=options.by_text,
+            picks=(None,) * seats if options.by_text else (),
         )
 
     def seat_count(self, state: State) -> int:
@@ -293,7 +328,7 @@ class NumberSwap(Game[State, AnyAction]):
         grids = state.grids
         return b"".join(
             (
-                _STATE_MAP,
+                _STATE_MAP_BY_TEXT if state.by_text else _STATE_MAP,
                 memoryview(head)[1:],
                 _GRIDS_KEY,
                 array_header(len(grids)),
@@ -337,6 +372,11 @@ class NumberSwap(Game[State, AnyAction]):
         undo = state.undo is not None and state.undo.seat == seat
         if seat != state.current:
             return [_UNDO] if undo else []
+        if must_pick(state):
+            # R11: the ender's opening pair (face-down cards of the new grid), or a last
+            # turn's blind pick (any two positions: the grid they name is not dealt yet).
+            picks = _picks(grid.face_down()) if picks_up(state) else _BLIND_PICKS
+            return [_UNDO, *picks] if undo else list(picks)
         # R4: take the discard onto any grid card, or draw; then swap the drawn card in, or
         # discard it and turn up a face-down card.
         present = tuple(p for p, c in enumerate(grid.cards) if c is not None)
@@ -378,6 +418,21 @@ class NumberSwap(Game[State, AnyAction]):
             raise NotYourTurn(f"{self.waiting_reason(state, seat)}; you may only undo")
         if isinstance(action, FlipInitial):
             raise WrongPhase("The two opening cards are turned up only at the start of a round")
+        if must_pick(state):
+            if not isinstance(action, PickFlips):
+                raise WrongPhase(
+                    "First pick your two cards to turn up"
+                    if picks_up(state)
+                    else "Your last turn of the round starts with picking the two cards "
+                    "you'll turn up next round"
+                )
+            return self._pick_flips(state, seat, action.positions)
+        if isinstance(action, PickFlips):
+            raise WrongPhase(
+                "You pick next round's two cards at the start of your last turn of a round"
+                if state.by_text
+                else "Picking next round's cards is only for games played by text"
+            )
         if state.drawn is None:
             if isinstance(action, TakeDiscard):
                 return self._take_discard(state, seat, action.position)
@@ -417,6 +472,29 @@ class NumberSwap(Game[State, AnyAction]):
             state = replace(state, phase=Phase.TURN, current=starter)
             events.append({"type": "turn", "seat": starter})
         return state, events
+
+    def _pick_flips(self, state: State, seat: int, positions: Pick) -> tuple[State, list[Event]]:
+        events: list[Event] = [{"type": "picked", "seat": seat, "positions": list(positions)}]
+        if not picks_up(state):
+            # R11: a last turn's pick is blind, positions only (the cards are not dealt yet),
+            # and reveals nothing: R10 lets it be undone, and undoing the action after it
+            # undoes it too (see _undo). It closes another seat's open undo, as any action.
+            undo = Undo(seat=seat, grid=state.grids[seat], discard=state.discard)
+            picks = _replace_at(state.picks, seat, positions)
+            return replace(state, picks=picks, undo=undo), events
+        # R11: the last round's ender picks first thing in the new round: the cards turn up
+        # now, like the opening flips (so the pick reveals, and R10 keeps it).
+        for p in positions:
+            if state.grids[seat].cards[p] is None or state.grids[seat].up[p]:
+                raise IllegalAction("Choose two face-down cards")
+        grid, shown = _turn_up(state.grids[seat], seat, positions)
+        state = replace(
+            state,
+            grids=_replace_at(state.grids, seat, grid),
+            chosen=_replace_at(state.chosen, seat, True),
+            undo=None,
+        )
+        return state, [*events, shown]
 
     def _take_discard(self, state: State, seat: int, position: int) -> tuple[State, list[Event]]:
         grid = state.grids[seat]
@@ -570,14 +648,51 @@ class NumberSwap(Game[State, AnyAction]):
         )
         # R8: the game ends after the round in which any total reaches the target.
         if max(totals) >= state.target:
-            state = replace(state, phase=Phase.OVER)
+            # R11: picks made in the final round are discarded: no round follows.
+            picks = (None,) * state.seats if state.by_text else ()
+            state = replace(state, phase=Phase.OVER, picks=picks)
             result = self.result(state)
             assert result is not None
             events.append({"type": "game_over", "winners": list(result.winners)})
             return state, events
+        if state.by_text:
+            return self._deal_by_text(state, events)
         # (ours) The scored round stays on the table, every grid revealed, until every seat
         # has said it is ready (see _next_round).
         state = replace(state, phase=Phase.ROUND_END, ready=(False,) * state.seats)
+        return state, events
+
+    def _deal_by_text(self, state: State, events: list[Event]) -> tuple[State, list[Event]]:
+        """R11: nobody waits between rounds: the next round is dealt at once, each seat's
+        picked pair turned up as it is, and its ender moves first (and picks first)."""
+        ender = state.ender
+        assert ender is not None
+        # The same draw on the rng as _next_round's, straight after the scoring.
+        grids, draw, discard, rng = _deal(state.seats, state.rng)
+        round_ = state.round + 1
+        events.append({"type": "round_started", "round": round_})
+        dealt = list(grids)
+        for seat, pick in enumerate(state.picks):
+            if pick is not None:
+                dealt[seat], shown = _turn_up(dealt[seat], seat, pick)
+                events.append(shown)
+        state = replace(
+            state,
+            rng=rng,
+            round=round_,
+            phase=Phase.TURN,
+            grids=tuple(dealt),
+            draw=draw,
+            discard=discard,
+            chosen=tuple(p is not None for p in state.picks),
+            # R3: whoever ended the round starts the next.
+            current=ender,
+            drawn=None,
+            ender=None,
+            starter=ender,
+            picks=(None,) * state.seats,
+        )
+        events.append({"type": "turn", "seat": ender})
         return state, events
 
     def _next_round(self, state: State, seat: int) -> tuple[State, list[Event]]:
@@ -616,12 +731,18 @@ class NumberSwap(Game[State, AnyAction]):
                 "You can only undo your own last action, before anyone else acts, "
                 "and only if it revealed nothing hidden"
             )
+        picks = state.picks
+        if state.by_text and state.ender is not None:
+            # R11: an undo on a last turn takes its blind pick back too (the pick, or the
+            # action after it): the seat is back to picking.
+            picks = _replace_at(picks, seat, None)
         state = replace(
             state,
             grids=_replace_at(state.grids, seat, undo.grid),
             discard=undo.discard,
             current=seat,
             undo=None,
+            picks=picks,
         )
         return state, [{"type": "undone", "seat": seat}]
 
@@ -643,8 +764,10 @@ class NumberSwap(Game[State, AnyAction]):
         # wire_cell); what a client can work out (face-down counts, face-up sums, whether the
         # last turns are on) is left to it.
         last = state.last_round
-        scored = state.phase in (Phase.ROUND_END, Phase.OVER)
-        body = {
+        # By text (R11) the last round stays in the view through the next one: there is no
+        # round end to show it at, and a friend may open the game a day later.
+        scored = state.by_text or state.phase in (Phase.ROUND_END, Phase.OVER)
+        body: View = {
             "phase": state.phase.value,
             "round": state.round,
             "target": state.target,
@@ -672,6 +795,10 @@ class NumberSwap(Game[State, AnyAction]):
                 "doubled": last.doubled,
             },
         }
+        if state.by_text:
+            # R11: per seat, the two positions it picked for the next round (public: they
+            # name cards not dealt yet), or null.
+            body["picks"] = [None if p is None else list(p) for p in state.picks]
         return body
 
     def open_body(self, state: State) -> View:
@@ -706,6 +833,20 @@ class NumberSwap(Game[State, AnyAction]):
     def pause_limit(self, state: State) -> float | None:
         # (ours) The round end waits for the people at the table, but not for ever.
         return ROUND_END_PAUSE if state.phase is Phase.ROUND_END else None
+
+
+def _turn_up(grid: Grid, seat: int, positions: Pick) -> tuple[Grid, Event]:
+    """A seat's picked pair turned up (R11), and the public event saying which cards they are.
+
+    Two cards cannot make a column of three, so no column clears (R5) on a fresh grid."""
+    for p in positions:
+        grid = _set(grid, p, grid.cards[p], True)
+    return grid, {
+        "type": "flipped_picked",
+        "seat": seat,
+        "positions": list(positions),
+        "cards": [grid.cards[p] for p in positions],
+    }
 
 
 def _replace_at(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -27,11 +27,12 @@ from rules.numberswap.actions import (
     Draw,
     FlipInitial,
     NextRound,
+    PickFlips,
     SwapDrawn,
     TakeDiscard,
 )
 from rules.numberswap.cards import COLUMNS, DECK_COUNTS, ROWS
-from rules.numberswap.state import Grid, Phase, State, to_act
+from rules.numberswap.state import Grid, Phase, State, must_pick, picks_up, to_act
 from rules.rng import Rng
 
 #: ``normal``'s chance (in 1,000) of taking its second-best move.
@@ -62,6 +63,8 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
     if seat != state.current:
         # Only an undo is open to this seat; a bot never takes its moves back.
         return None
+    if must_pick(state):
+        return _pick(grid, rng, blind=not picks_up(state))
     if level == "easy":
         return _easy(state, seat)
     # Now and then the bot takes the risk of going out anyway: two bots that each wait for
@@ -74,6 +77,19 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
         if roll < SLIP and ranked[1][0] - ranked[0][0] < 3.0:
             return ranked[1][1]
     return ranked[0][1]
+
+
+def _pick(grid: Grid, rng: Rng, *, blind: bool) -> PickFlips:
+    """R11, at every level: two cards at random in two different columns (one card up in
+    each of two columns starts two pairs toward a clear; nothing is known of the cards). A
+    blind pick names positions of the next grid, so any of the twelve will do."""
+    spots = tuple(range(len(grid.cards))) if blind else grid.face_down()
+    first, rng = rng.below(len(spots))
+    others = [p for p in spots if p // ROWS != spots[first] // ROWS] or [
+        p for p in spots if p != spots[first]
+    ]
+    second, _ = rng.below(len(others))
+    return PickFlips(positions=(spots[first], others[second]))
 
 
 # -- strong ----------------------------------------------------------------------------------

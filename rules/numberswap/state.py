@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Annotated
+
+from pydantic import Field
 
 from rules.rng import Rng
+
+#: Two grid positions a seat picked to turn up (sorted, distinct, 0..11).
+Pick = tuple[int, int]
 
 
 class Phase(StrEnum):
@@ -88,10 +94,35 @@ class State:
     #: Per seat, in the round_end phase: has it said it is ready for the next round. Empty in
     #: every other phase (so a state stored before the phase existed loads unchanged).
     ready: tuple[bool, ...] = ()
+    #: R11: played by text (a turn-based room): later rounds' opening cards are picked blind
+    #: on each seat's last turn instead of turned up together. The two fields below are left
+    #: out of the dump while they hold their defaults, so a live game's record is the bytes
+    #: it was before they existed, and a state stored then loads unchanged.
+    by_text: Annotated[bool, Field(exclude_if=lambda v: not v)] = False
+    #: R11, by text only (else empty): per seat, the two positions it picked on its last turn
+    #: of this round, to be turned up when the next round is dealt (None: not picked yet).
+    picks: Annotated[tuple[Pick | None, ...], Field(exclude_if=lambda v: not v)] = ()
 
 
 def is_ready(state: State, seat: int) -> bool:
     return bool(state.ready) and state.ready[seat]
+
+
+def must_pick(state: State) -> bool:
+    """R11: the current seat's next action is ``pick_flips``: its blind pick on its last turn
+    of the round, or (the last round's ender, first thing in the new round) its opening pair."""
+    if not state.by_text or state.phase is not Phase.TURN or state.current is None:
+        return False
+    seat = state.current
+    if not state.chosen[seat]:
+        return True
+    return state.ender is not None and state.picks[seat] is None
+
+
+def picks_up(state: State) -> bool:
+    """R11: whether the current seat's pick turns its cards up now (the ender's, at the start
+    of a round) rather than naming them blind for the next deal (a last turn's)."""
+    return state.current is not None and not state.chosen[state.current]
 
 
 def to_act(state: State) -> frozenset[int]:
