@@ -241,9 +241,11 @@ def replay(
     return state
 
 
-def bot_game(game: Game[Any, Any], seats: int, seed: int) -> Any:
+def bot_game(
+    game: Game[Any, Any], seats: int, seed: int, options: dict[str, Any] | None = None
+) -> Any:
     """Play a game with every seat driven by ``game.bot_action`` (no checks but the bound)."""
-    state = game.new_game(seats, None, seed)
+    state = game.new_game(seats, options, seed)
     rng = Rng.from_seed(seed)
     for _ in range(game.move_bound + 1):
         if game.result(state) is not None:
@@ -259,10 +261,13 @@ def bot_game(game: Game[Any, Any], seats: int, seed: int) -> Any:
     raise AssertionError(f"bot game did not end within the move bound {game.move_bound}")
 
 
-def check_ends_near_the_move_bound(harness: Harness, seats: int, seed: int, left: int) -> None:
+def check_ends_near_the_move_bound(
+    harness: Harness, seats: int, seed: int, left: int, options: dict[str, Any] | None = None
+) -> None:
     """Platform ruling (move bound): started ``left`` actions short of the bound, a random game
     keeps every invariant and ends within those actions, by its own rules or by the bound."""
-    state, log = play_random_game(harness, seats, seed, head_start=harness.game.move_bound - left)
+    head_start = harness.game.move_bound - left
+    state, log = play_random_game(harness, seats, seed, options=options, head_start=head_start)
     result = harness.game.result(state)
     assert result is not None
     assert len(log) <= left
@@ -270,11 +275,17 @@ def check_ends_near_the_move_bound(harness: Harness, seats: int, seed: int, left
         assert result.move_bound is None
 
 
-def reachable(game: Game[Any, Any], seats: int, seed: int, limit: int) -> list[tuple[Any, int]]:
+def reachable(
+    game: Game[Any, Any],
+    seats: int,
+    seed: int,
+    limit: int,
+    options: dict[str, Any] | None = None,
+) -> list[tuple[Any, int]]:
     """Up to ``limit`` (state, seat to act) pairs of one seeded game, its moves half random
     legal ones and half the strong bot's (so that the states a good player reaches come too)."""
     rnd = random.Random(seed)
-    state = game.new_game(seats, None, seed)
+    state = game.new_game(seats, options, seed)
     out: list[tuple[Any, int]] = []
     while game.result(state) is None and len(out) < limit:
         seat = rnd.choice(sorted(game.to_act(state)))
@@ -287,7 +298,9 @@ def reachable(game: Game[Any, Any], seats: int, seed: int, limit: int) -> list[t
     return out
 
 
-def check_bot_sees_only_its_view(h: Harness, level: str, seeds: range, limit: int) -> int:
+def check_bot_sees_only_its_view(
+    h: Harness, level: str, seeds: range, limit: int, options: dict[str, Any] | None = None
+) -> int:
     """A bot decides from its seat's view only: with the cards hidden from its seat shuffled
     among their hidden places (so the seat's view is the same), it makes the same move, which
     is legal there too. Over the reachable states of games of 2 to 8 seats; returns how many
@@ -297,7 +310,7 @@ def check_bot_sees_only_its_view(h: Harness, level: str, seeds: range, limit: in
     checked = 0
     for seed in seeds:
         seats = game.min_seats + seed % (game.max_seats - game.min_seats + 1)
-        for state, seat in reachable(game, seats, seed, limit):
+        for state, seat in reachable(game, seats, seed, limit, options):
             rng = Rng.from_seed(rnd.getrandbits(64))
             move = game.bot_action(state, seat, rng, level)
             for _ in range(2):

@@ -23,6 +23,16 @@ def test_a_bot_decides_from_its_view_only(game_id: str, level: str) -> None:
     assert checked > 300, "enough positions, at several table sizes"
 
 
+@pytest.mark.parametrize("level", BOT_LEVELS)
+def test_a_numberswap_bot_decides_from_its_view_only_by_text(level: str) -> None:
+    """Number Swap played by text (ruling 11): its blind picks and the ender's opening pick
+    too, over games long enough to reach later rounds."""
+    checked = check_bot_sees_only_its_view(
+        NUMBERSWAP, level, range(6), 300, options={"by_text": True}
+    )
+    assert checked > 1500, "enough positions, several rounds, at several table sizes"
+
+
 def test_the_check_catches_a_bot_that_peeks() -> None:
     """A bot that chooses by the whole state (hidden cards included) fails the check."""
     import hashlib
