@@ -451,3 +451,11 @@ def test_by_text_same_seed_and_actions_replay_to_the_same_game(seats, seed):
 def test_by_text_random_games_near_the_move_bound_end_by_it_at_the_latest(seats, seed, left):
     """Platform ruling (move bound), by text too: see ``check_ends_near_the_move_bound``."""
     check_ends_near_the_move_bound(HARNESS, seats, seed, left, options=BY_TEXT)
+
+
+def test_by_text_view_is_the_live_view_plus_picks():
+    """The view on the wire: a game by text adds ``picks`` and nothing else."""
+    text = GAME.view(GAME.new_game(3, BY_TEXT, 1), 0)
+    live = GAME.view(GAME.new_game(3, None, 1), 0)
+    assert {k: v for k, v in text.items() if k != "picks"} == live
+    assert text["picks"] == [None, None, None]
