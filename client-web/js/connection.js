@@ -37,7 +37,7 @@ export const SERVER_TYPES = new Set(["welcome", "state", "chat", "ack", "error",
 /** Commands of a seated player: each carries a `seq` (docs/protocol.md). */
 export const SEQUENCED = new Set([
   "act", "chat", "options", "add_bot", "bot_level", "kick", "sit_out", "give_host", "lock", "start",
-  "rematch", "commit", "reveal", "leave", "back",
+  "rematch", "commit", "reveal", "leave", "back", "handoff",
 ]);
 
 /** Answers after which the same command is sent again (it may not have been applied). */

@@ -164,6 +164,11 @@ class Settings(BaseSettings):
     reveal_window: NonNegativeFloat = 10.0
     #: A room nobody touched for this long disappears.
     room_ttl: PositiveFloat = 24 * 3600.0
+    #: A turn-based room (played by text, over days) lives this long after its last change.
+    turn_room_ttl: PositiveFloat = 30 * 24 * 3600.0
+    #: Seconds between an instance's looks for turn-based rooms that need a move nobody has
+    #: them open to make (a bot's turn, a turn timer that ran out: server/runtime/waker.py).
+    wake_interval: PositiveFloat = 30.0
 
     #: Largest frame the protocol accepts; bigger ones are refused and the socket is closed.
     max_frame: PositiveInt = 4096

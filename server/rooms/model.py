@@ -30,6 +30,16 @@ class Memo:
     shown: Any = None
 
 
+class Mode(StrEnum):
+    """How a room plays, chosen at creation (docs/protocol.md, "Live and turn-based rooms")."""
+
+    #: Everyone at the table at once: turn timers, bots for players who drop, pauses.
+    LIVE = "live"
+    #: By text: the room waits for whoever is to act, for days (no turn timer unless the host
+    #: sets one, no bot for being offline, no pause that waits for everyone).
+    TURNS = "turns"
+
+
 class Phase(StrEnum):
     LOBBY = "lobby"
     PLAYING = "playing"
@@ -62,6 +72,11 @@ class Seat:
     #: server before parlor-deal/2 holds a plain contribution in this place of the stored
     #: seat; it is read as none, and the browser commits.)
     commitment: str = ""
+    #: A device move under way (docs/protocol.md, "Moving a seat to another device"): the
+    #: SHA-256 of the one-time code the seat's player was shown, "" for none, and until when
+    #: (server clock) it can be exchanged for a new seat token.
+    handoff: str = ""
+    handoff_until: float = 0.0
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @property
@@ -69,10 +84,13 @@ class Seat:
         return self.token_hash is None
 
     def form(self) -> list[Any]:
-        return [
+        form: list[Any] = [
             *(self.id, self.name, self.token_hash, self.away, self.last_seq, self.acks),
             *(self.covered, self.level, self.commitment),
         ]
+        if self.handoff:
+            form += [self.handoff, self.handoff_until]
+        return form
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +227,15 @@ class Room:
     deal: Deal | None = None
     #: The next deal, while it is being sealed (after the host's start or rematch).
     sealing: Sealing | None = None
+    #: Live or turn-based (by text), fixed at creation.
+    mode: Mode = Mode.LIVE
+    #: When (server clock) a seat last moved in the game (an action, a bot's, a timeout's);
+    #: 0 before the first. What "Your games" shows (a chat line is not a move).
+    moved_at: float = 0.0
+
+    @property
+    def turn_based(self) -> bool:
+        return self.mode is Mode.TURNS
 
     @property
     def game(self) -> Game[Any, Any]:
@@ -237,6 +264,7 @@ def new_room(
     secret: str = "",
     created_by: str = "",
     next_seed: str = "",
+    mode: Mode = Mode.LIVE,
 ) -> Room:
     return Room(
         code=code,
@@ -260,6 +288,7 @@ def new_room(
         created_by=created_by,
         next_seed=next_seed,
         next_commitment=commitment(next_seed) if next_seed else "",
+        mode=mode,
     )
 
 
@@ -324,6 +353,8 @@ def _plain(room: Room) -> dict[str, Any]:
         "next_commitment": room.next_commitment,
         "deal": None if room.deal is None else _deal_form(room.deal),
         "sealing": None if room.sealing is None else room.sealing.form(),
+        "mode": room.mode.value,
+        "moved_at": room.moved_at,
     }
 
 
@@ -389,6 +420,9 @@ def decode(data: bytes) -> Room:
         next_commitment=raw["next_commitment"],
         deal=None if raw["deal"] is None else _deal(raw["deal"]),
         sealing=None if raw["sealing"] is None else _sealing(raw["sealing"]),
+        # Added within form 2: a record stored before turn-based rooms is a live one.
+        mode=Mode(raw.get("mode", Mode.LIVE.value)),
+        moved_at=raw.get("moved_at", 0.0),
     )
 
 
@@ -446,4 +480,8 @@ def _sealing(raw: list[Any]) -> Sealing:
 
 def _seat(raw: list[Any]) -> Seat:
     acks = tuple((int(a[0]), int(a[1]), str(a[2])) for a in raw[5])
-    return Seat(raw[0], raw[1], raw[2], raw[3], raw[4], acks, raw[6], raw[7], raw[8])
+    # A device move under way is stored only while there is one.
+    handoff, until = (raw[9], raw[10]) if len(raw) > 10 else ("", 0.0)
+    return Seat(
+        *(raw[0], raw[1], raw[2], raw[3], raw[4], acks, raw[6], raw[7], raw[8], handoff, until)
+    )

@@ -84,13 +84,19 @@ class Bots:
                     sid = room.seats[index].id
                     if timer:
                         due.append((now + wait, room, "timeout", sid))
-                    if sid not in connected:
+                    # A turn-based room waits for its players, connected or not.
+                    if sid not in connected and not room.turn_based:
                         due.append((now + self._grace, room, "takeover", sid))
         if room.sealing is not None:
             # The deal's sealing stage ends by itself: commitments lock, or the game is dealt.
             wait = max(0.0, room.sealing.until - self._service.clock())
             due.append((now + wait, room, "seal", None))
-        if room.host is not None and room.host not in connected and connected:
+        if (
+            room.host is not None
+            and room.host not in connected
+            and connected
+            and not room.turn_based
+        ):
             due.append((now + self._grace, room, "host", None))
         if len(due) > 1:
             due.sort(key=_when)

@@ -313,7 +313,9 @@ class Hub:
             index: int | None = None
             if conn.seat_id is not None:
                 index = room.index_of(conn.seat_id)
-                if index is None or room.seats[index].bot:
+                held_by = None if index is None else room.seats[index].token_hash
+                if held_by is None or conn.token_hash not in (None, held_by):
+                    # Given up, taken away (a bot plays it), or moved to another device.
                     self._revoke(conn)
                     continue
             due.append((conn, index))

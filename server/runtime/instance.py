@@ -15,6 +15,7 @@ from server.ops.metrics import Metrics
 from server.runtime.bots import Bots
 from server.runtime.hub import Hub
 from server.runtime.service import RoomService
+from server.runtime.waker import Waker
 from server.stores.memory_store import MemoryStore
 from server.stores.redis_store import RedisStore
 from server.stores.sqlite_store import SqliteStore
@@ -61,6 +62,8 @@ class Instance:
         self.service = RoomService(self.store, settings, self.metrics, self.id)
         self.bots = Bots(self.service, settings.bot_delay, settings.away_grace)
         self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)
+        #: Moves turn-based rooms on that nobody has open (server/runtime/waker.py).
+        self.waker = Waker(self.service, settings.wake_interval)
         self.service.on_saved = self.hub.on_saved
         self.service.on_loaded = self.hub.on_loaded
         self.metrics.gauges["parlor_connections"] = lambda: self.hub.connection_count
@@ -70,6 +73,7 @@ class Instance:
         self.client_lines.install()
         await self.store.open(self.hub.on_notice)
         self.hub.start()
+        self.waker.start()
         if isinstance(self.store, SqliteStore):
             log.info(
                 "parlor: embedded SQLite store in %s (single process; rooms survive a restart;"
@@ -87,6 +91,7 @@ class Instance:
 
     async def close(self) -> None:
         try:
+            await self.waker.close()
             await self.bots.close()
             await self.hub.close()
             await self.store.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -26,7 +27,7 @@ from server import codes, rooms
 from server.errors import ErrorCode, RoomError, Stale
 from server.ops.config import Settings
 from server.ops.metrics import Metrics
-from server.rooms import Room, commands
+from server.rooms import Mode, Room, commands
 from server.rooms.commands import Change, Context, Limits
 from server.runtime.local import LocalRoom, LocalRooms
 from server.stores.store import (
@@ -35,9 +36,12 @@ from server.stores.store import (
     RoomMissing,
     Stamp,
     Store,
+    StoreError,
     StoreUnavailable,
     VersionConflict,
 )
+
+log = logging.getLogger(__name__)
 
 Command = Callable[[Room], Change]
 CACHE_SIZE = 10_000
@@ -177,6 +181,7 @@ class RoomService:
         options: dict[str, Any] | None,
         turn_timer: float | None = None,
         key: str | None = None,
+        mode: Mode = Mode.LIVE,
     ) -> Room:
         """A new room; a creation resent with the same ``key`` returns the room it made.
 
@@ -195,11 +200,12 @@ class RoomService:
                 ctx,
                 secret=secrets.token_hex(16),
                 created_by=created_by,
+                mode=mode,
             )
             entry = pack(
                 {"kind": "create", "game": game_id, "options": room.options, "at": ctx.now}
             )
-            tag = await self.store.create(code, rooms.encode(room), entry, self.settings.room_ttl)
+            tag = await self.store.create(code, rooms.encode(room), entry, self.ttl_of(room))
             if tag is not None:
                 self.metrics.rooms_created += 1
                 self._remember(room, tag)
@@ -400,6 +406,7 @@ class RoomService:
                 cached = None
                 continue
             self._saved(step, tag, outcomes)
+            await self._rewake(cached.room, step.room)
             break
         if None not in outcomes:
             return outcomes  # type: ignore[return-value]
@@ -492,13 +499,29 @@ class RoomService:
                 version,
                 rooms.encode(room),
                 entry,
-                self.settings.room_ttl,
+                self.ttl_of(room),
                 notice,
                 earlier=earlier,
                 archive=archive,
             )
         finally:
             held.saving = None
+
+    def ttl_of(self, room: Room) -> float:
+        """How long the room lives after this change: a turn-based room, for days."""
+        return self.settings.turn_room_ttl if room.turn_based else self.settings.room_ttl
+
+    async def _rewake(self, before: Room, after: Room) -> None:
+        """Keep the store's wake index (``Store.set_wake``) in step with a turn-based room's
+        next move that no browser will make. Not part of the save: a write lost here delays
+        that move until the room is next changed or opened, and is logged."""
+        wake = commands.wake_at(after)
+        if wake == commands.wake_at(before):
+            return  # (a live room's is always 0)
+        try:
+            await self.store.set_wake(after.code, wake)
+        except StoreError as exc:
+            log.warning("could not index %s's next move: %s", after.code, exc)
 
     def _saved(self, step: _Pass, tag: str, outcomes: list[Change | BaseException | None]) -> None:
         """The pass is in the store: remember its room, answer its changes, fan it out."""

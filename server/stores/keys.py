@@ -39,6 +39,11 @@ def notices(code: str) -> str:
     return f"{PREFIX}:room:{{{code}}}:notices"
 
 
+#: Sorted set: room code -> when (seconds since the epoch) the turn-based room needs a move
+#: no browser will make (Store.set_wake). One key for every room: on a cluster, one slot.
+WAKES = f"{PREFIX}:wakes"
+
+
 def code_of(room_key: str) -> str | None:
     start, end = room_key.find("{"), room_key.find("}")
     if start < 0 or end < start or room_key[end + 1 :]:

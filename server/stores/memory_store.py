@@ -31,6 +31,7 @@ class MemoryStore(Store):
         self._log_max = log_max
         # code -> (stored record, expires_at)
         self._rooms: dict[str, tuple[Stored, float]] = {}
+        self._wakes: dict[str, float] = {}
         self._logs: dict[str, list[tuple[int, bytes]]] = {}
         self._archives: dict[str, list[bytes]] = {}
         # code -> instance -> (expires_at, seat ids)
@@ -123,6 +124,16 @@ class MemoryStore(Store):
 
     async def codes(self, limit: int) -> list[str]:
         return [code for code in list(self._rooms) if self._live(code)][:limit]
+
+    async def set_wake(self, code: str, at: float) -> None:
+        if at > 0:
+            self._wakes[code] = at
+        else:
+            self._wakes.pop(code, None)
+
+    async def due(self, now: float, limit: int) -> list[tuple[str, float]]:
+        found = sorted((at, code) for code, at in self._wakes.items() if at <= now)
+        return [(code, at) for at, code in found[:limit]]
 
     async def ttl(self, code: str) -> float | None:
         item = self._live(code)

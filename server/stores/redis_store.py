@@ -480,6 +480,18 @@ class RedisStore(Store):
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         return found
 
+    async def set_wake(self, code: str, at: float) -> None:
+        if at > 0:
+            await self._call(self._redis.zadd(keys.WAKES, {code: at}))
+        else:
+            await self._call(self._redis.zrem(keys.WAKES, code))
+
+    async def due(self, now: float, limit: int) -> list[tuple[str, float]]:
+        found = await self._call(
+            self._redis.zrangebyscore(keys.WAKES, "-inf", now, start=0, num=limit, withscores=True)
+        )
+        return [(code.decode(), float(at)) for code, at in found]
+
     async def ttl(self, code: str) -> float | None:
         ms = await self._call(self._redis.pttl(keys.room(code)))
         return None if ms < 0 else ms / 1000

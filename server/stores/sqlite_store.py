@@ -80,6 +80,11 @@ CREATE TABLE IF NOT EXISTS archive (
     entry BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS archive_by_room ON archive (code, id);
+CREATE TABLE IF NOT EXISTS wakes (
+    code TEXT PRIMARY KEY,
+    at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS wakes_by_time ON wakes (at);
 """
 
 #: Codes per query in ``stamps`` (well below SQLite's limit on parameters).
@@ -365,6 +370,24 @@ class SqliteStore(Store):
 
         return await self._run(codes)
 
+    async def set_wake(self, code: str, at: float) -> None:
+        def set_wake(db: sqlite3.Connection) -> None:
+            if at > 0:
+                db.execute("INSERT OR REPLACE INTO wakes (code, at) VALUES (?, ?)", (code, at))
+            else:
+                db.execute("DELETE FROM wakes WHERE code = ?", (code,))
+
+        await self._write(set_wake)
+
+    async def due(self, now: float, limit: int) -> list[tuple[str, float]]:
+        def due(db: sqlite3.Connection) -> list[tuple[str, float]]:
+            rows = db.execute(
+                "SELECT code, at FROM wakes WHERE at <= ? ORDER BY at LIMIT ?", (now, limit)
+            )
+            return [(str(code), float(at)) for code, at in rows]
+
+        return await self._run(due)
+
     async def ttl(self, code: str) -> float | None:
         def ttl(db: sqlite3.Connection) -> float | None:
             now = self._clock()
@@ -424,5 +447,8 @@ def _sweep(db: sqlite3.Connection, now: float) -> None:
     db.execute("DELETE FROM log WHERE code IN (SELECT code FROM rooms WHERE expires <= ?)", (now,))
     db.execute(
         "DELETE FROM archive WHERE code IN (SELECT code FROM rooms WHERE expires <= ?)", (now,)
+    )
+    db.execute(
+        "DELETE FROM wakes WHERE code IN (SELECT code FROM rooms WHERE expires <= ?)", (now,)
     )
     db.execute("DELETE FROM rooms WHERE expires <= ?", (now,))

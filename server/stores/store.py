@@ -174,6 +174,19 @@ class Store(ABC):
         """Seconds until the room expires, None if it does not exist."""
 
     @abstractmethod
+    async def set_wake(self, code: str, at: float) -> None:
+        """Remember that room ``code`` needs a move at ``at`` (seconds since the epoch) that
+        no browser will make (a turn-based room's bot turn or turn timer), or forget it
+        (``at`` 0). One index for every room, written after the room's save (not in its
+        atomic step: a lost write only delays the move until the room is next opened or
+        saved)."""
+
+    @abstractmethod
+    async def due(self, now: float, limit: int) -> list[tuple[str, float]]:
+        """(code, time) of at most ``limit`` rooms whose wake time is ``now`` or earlier,
+        soonest first."""
+
+    @abstractmethod
     async def set_presence(
         self, code: str, instance: str, seat_ids: list[int], ttl: float, notice: Notice | None
     ) -> None:

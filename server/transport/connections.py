@@ -48,6 +48,7 @@ class Connection:
         "sent_chat",
         "sent_presence",
         "sent_version",
+        "token_hash",
     )
 
     def __init__(self, socket: Socket, fmt: Format, queue_size: int) -> None:
@@ -62,6 +63,9 @@ class Connection:
         # What this connection is bound to (set by the session, read by the hub).
         self.code: str | None = None
         self.seat_id: int | None = None
+        #: The hash of the seat token it was bound with: a seat moved to another device
+        #: (another token) is no longer this connection's.
+        self.token_hash: str | None = None
         # What it was last sent, so fan-out never sends an older or identical snapshot.
         self.sent_version = 0
         self.sent_presence: frozenset[int] | None = None

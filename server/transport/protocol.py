@@ -168,6 +168,14 @@ class Back(Sequenced):
     type: Literal["back"]
 
 
+class Handoff(Sequenced):
+    """Move this seat to another device: answered (in the ``ack``) with a one-time code, shown
+    once, that ``POST /api/rooms/{code}/claim`` exchanges for a new seat token; this
+    connection's token then stops working (docs/protocol.md)."""
+
+    type: Literal["handoff"]
+
+
 class Sync(_Message):
     type: Literal["sync"]
 
@@ -197,13 +205,15 @@ ClientMessage = Annotated[
     | Reveal
     | Leave
     | Back
+    | Handoff
     | Sync
     | Ping,
     Field(discriminator="type"),
 ]
 _MESSAGES: tuple[type[_Message], ...] = (
     *(Join, Resume, Watch, Act, Chat, Options, AddBot, BotLevelMessage),
-    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Commit, Reveal, Leave, Back, Sync, Ping),
+    *(Kick, SitOut, GiveHost, Lock, Start, Rematch, Commit, Reveal, Leave, Back, Handoff),
+    *(Sync, Ping),
 )
 _TYPE_OF: dict[type[_Message], str] = {
     m: m.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
@@ -221,13 +231,50 @@ class CreateRoom(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
     game: StrictStr
     options: dict[str, Any] | None = None
-    #: Seconds a seat has to act; 0 = off; left out = the game's default.
+    #: Seconds a seat has to act; 0 = off; left out = the game's default (a turn-based
+    #: room's: off).
     turn_timer: Seconds | None = None
+    #: "live" (everyone at the table at once) or "turns" (by text, over days).
+    mode: Literal["live", "turns"] = "live"
     #: Optional: a creation resent with the same key returns the room it made the first time.
     key: Key | None = None
 
 
 create_room_body: TypeAdapter[CreateRoom] = TypeAdapter(CreateRoom)
+
+#: The one-time code of a device move, as typed: letters and digits, dashes and spaces ignored.
+HandoffCode = Annotated[StrictStr, Field(min_length=4, max_length=40, pattern=r"^[A-Za-z0-9 -]+$")]
+
+
+class Claim(BaseModel):
+    """The body of ``POST /api/rooms/{code}/claim``: a device move's one-time code, and the
+    new device's key (a claim resent with the same key gets the same token back)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    code: HandoffCode
+    key: Key
+
+
+claim_body: TypeAdapter[Claim] = TypeAdapter(Claim)
+
+#: Seats one "Your games" call may ask about.
+MAX_MINE = 100
+
+
+class HeldSeat(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    code: Annotated[StrictStr, Field(min_length=1, max_length=16)]
+    token: Token
+
+
+class Mine(BaseModel):
+    """The body of ``POST /api/mine``: the seat tokens this browser holds, per room."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    seats: Annotated[list[HeldSeat], Field(max_length=MAX_MINE)]
+
+
+mine_body: TypeAdapter[Mine] = TypeAdapter(Mine)
 
 
 def error(code: str, message: str, **extra: Any) -> dict[str, Any]:

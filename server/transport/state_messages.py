@@ -32,6 +32,7 @@ def room_info(
         "code": room.code,
         "game": room.game_id,
         "phase": room.phase.value,
+        "mode": room.mode.value,
         "version": room.version,
         "host": None if room.host is None else room.index_of(room.host),
         "locked": room.locked,
@@ -52,6 +53,29 @@ def room_info(
         if coming:
             info["takeover"] = coming
     return info
+
+
+def your_game(room: Room, seat_id: int) -> dict[str, Any]:
+    """One room of "Your games" (``POST /api/mine``, docs/protocol.md), for the seat
+    ``seat_id``: the game, the other players, whose turn it is, and when the last move was."""
+    index = room.index_of(seat_id)
+    to_act: list[int] = []
+    if room.phase is Phase.PLAYING and room.state is not None:
+        to_act = sorted(room.game.to_act(room.state))
+    return {
+        "code": room.code,
+        "game": room.game_id,
+        "name": room.game.name,
+        "mode": room.mode.value,
+        "phase": room.phase.value,
+        "seat": index,
+        "you": None if index is None else room.seats[index].name,
+        "others": [seat.name for seat in room.seats if seat.id != seat_id],
+        "to_act": [room.seats[i].name for i in to_act],
+        "your_turn": index in to_act,
+        "moved_at": room.moved_at or room.changed_at,
+        "changed_at": room.changed_at,
+    }
 
 
 def deal_info(room: Room) -> dict[str, Any]:

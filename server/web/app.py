@@ -13,10 +13,10 @@ import json
 import logging
 import re
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError
+from pydantic import TypeAdapter, ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -35,20 +35,23 @@ from server import codes
 from server.errors import ErrorCode, ParlorError
 from server.fairplay import history, records
 from server.ops.config import Settings
-from server.rooms import Phase, Room
+from server.rooms import Mode, Phase, Room, commands
 from server.runtime.instance import Instance
 from server.stores.store import Store, StoreError
 from server.transport import state_messages
 from server.transport.asgi_socket import AsgiSocket
 from server.transport.clientlog import client
 from server.transport.connections import Connection
-from server.transport.protocol import CloseCode, create_room_body, error
+from server.transport.protocol import CloseCode, claim_body, create_room_body, error, mine_body
 from server.transport.serving import SOCKET_EXTENSION, WebSocketProtocol
 from server.transport.wire import Format, Frame, choose
+from server.web import dispatch
 from server.web.client_files import ClientFiles
-from server.web.session import Session
+from server.web.session import Session, hash_token
 
 log = logging.getLogger("parlor")
+
+T = TypeVar("T")
 
 MAX_BODY = 16 * 1024
 #: A whole number as a path or query part: ASCII digits only (``str.isdigit`` takes "²" too).
@@ -139,7 +142,7 @@ async def create_room(request: Request) -> Response:
         return _refuse(ErrorCode.BAD_MESSAGE, f"Malformed room: {readable(exc, 'body')}", 400)
     try:
         room = await instance.service.create(
-            wanted.game, wanted.options, wanted.turn_timer, wanted.key
+            wanted.game, wanted.options, wanted.turn_timer, wanted.key, Mode(wanted.mode)
         )
     except (ParlorError, RulesError) as exc:
         return _refuse(exc.code, exc.message, 400)
@@ -155,6 +158,94 @@ async def room_summary(request: Request) -> Response:
         return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
     presence = await instance.store.presence(code)
     return JSONResponse(state_messages.room_info(room, presence, instance.service.clock()))
+
+
+async def _json_body(request: Request, adapter: TypeAdapter[T], what: str) -> T | Response:
+    """The request's JSON body as ``adapter`` validates it, or the refusal to send."""
+    instance = _instance(request.app)
+    try:
+        async with asyncio.timeout(instance.settings.body_timeout):
+            body = await _read_body(request, MAX_BODY)
+    except TimeoutError:
+        return _refuse(ErrorCode.BAD_MESSAGE, "The request body did not arrive in time", 408)
+    if body is None:
+        return _refuse(ErrorCode.TOO_BIG, f"The request body is limited to {MAX_BODY} bytes", 413)
+    try:
+        data = json.loads(body or b"{}")
+    except (ValueError, RecursionError):
+        return _refuse(ErrorCode.BAD_MESSAGE, "The body must be a JSON object", 400)
+    try:
+        return adapter.validate_python(data)
+    except ValidationError as exc:
+        return _refuse(ErrorCode.BAD_MESSAGE, f"Malformed {what}: {readable(exc, 'body')}", 400)
+
+
+async def your_games(request: Request) -> Response:
+    """``POST /api/mine``: the rooms the seat tokens in the body hold a seat in, each as
+    "Your games" lists it (docs/protocol.md). A token that holds no seat (a mistyped code, a
+    room gone, a seat left or moved to another device) yields nothing but its code in
+    ``forget``: no token, no room."""
+    instance = _instance(request.app)
+    wanted = await _json_body(request, mine_body, "request")
+    if isinstance(wanted, Response):
+        return wanted
+    games: list[dict[str, Any]] = []
+    forget: list[str] = []
+    for held in wanted.seats:
+        code = codes.normalize(held.code)
+        try:
+            room = None if code is None else await instance.service.get(code)
+        except StoreError as exc:
+            return _refuse(ErrorCode.UNAVAILABLE, f"The room store is unavailable: {exc}", 503)
+        seat = None if room is None else room.seat_by_token(hash_token(held.token))
+        if room is None or seat is None:
+            forget.append(held.code)
+            continue
+        games.append(state_messages.your_game(room, seat.id))
+    # Your turn first, then the most recently moved.
+    games.sort(key=lambda g: (not g["your_turn"], -g["moved_at"]))
+    return JSONResponse({"games": games, "forget": forget, "now": instance.service.clock()})
+
+
+async def claim_seat(request: Request) -> Response:
+    """``POST /api/rooms/{code}/claim``: a device move's one-time code for a new seat token
+    (the old one stops working). Rate-limited like room creation, per address."""
+    instance = _instance(request.app)
+    address = request.client.host if request.client is not None else "?"
+    if not instance.create_limit.take(address):
+        instance.metrics.errors[ErrorCode.FLOOD] += 1
+        return _refuse(ErrorCode.FLOOD, "Too many tries from your address; wait a minute", 429)
+    code = codes.normalize(request.path_params["code"])
+    wanted = await _json_body(request, claim_body, "claim")
+    if isinstance(wanted, Response):
+        return wanted
+    if code is None:
+        return _refuse(ErrorCode.NO_ROOM, "No such room (or it expired)", 404)
+    once, key, now = dispatch.handoff_digest(wanted.code), wanted.key, instance.service.clock
+    try:
+        change = await instance.service.change(
+            code,
+            lambda r: commands.claim(r, once, hash_token(commands.seat_token(r, key)), now()),
+        )
+    except (ParlorError, RulesError) as exc:
+        status = 404 if exc.code == ErrorCode.NO_ROOM else 403
+        return _refuse(exc.code, exc.message, status)
+    except StoreError as exc:
+        return _refuse(
+            ErrorCode.UNAVAILABLE,
+            f"The room store is unavailable ({exc}): send the same claim again to find out",
+            503,
+        )
+    room = change.room
+    index = None if change.seat_id is None else room.index_of(change.seat_id)
+    return JSONResponse(
+        {
+            "code": room.code,
+            "token": commands.seat_token(room, key),
+            "id": change.seat_id,
+            "seat": index,
+        }
+    )
 
 
 async def _game_of(request: Request) -> tuple[Instance, str, Room, int] | Response:
@@ -480,6 +571,8 @@ def create_app(settings: Settings | None = None, store: Store | None = None) -> 
         # One route for both methods: a 405 on /api/rooms then names both (Allow).
         Route("/rooms", rooms, methods=["GET", "POST"]),
         Route("/rooms/{code}", room_summary),
+        Route("/rooms/{code}/claim", claim_seat, methods=["POST"]),
+        Route("/mine", your_games, methods=["POST"]),
         Route("/rooms/{code}/games/{number}/record", game_record),
         Route("/rooms/{code}/games/{number}/replay", game_replay),
         Route("/rooms/{code}/games/{number}/events", game_events),

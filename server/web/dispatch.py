@@ -3,11 +3,15 @@ classes meet the room commands (:mod:`server.rooms.commands`), which know nothin
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
 
+from server.errors import ErrorCode, RoomError
 from server.rooms import Room
 from server.rooms.commands import (
     Change,
@@ -19,6 +23,7 @@ from server.rooms.commands import (
     commit,
     configure,
     give_host,
+    handoff,
     kick,
     leave,
     lock,
@@ -28,7 +33,7 @@ from server.rooms.commands import (
     sit_out,
     start,
 )
-from server.rooms.commands.exactly_once import command_digest, digest_as_sent, sequenced
+from server.rooms.commands.exactly_once import command_digest, digest, digest_as_sent, sequenced
 from server.transport.protocol import (
     Act,
     AddBot,
@@ -37,6 +42,7 @@ from server.transport.protocol import (
     Chat,
     Commit,
     GiveHost,
+    Handoff,
     Kick,
     Leave,
     Lock,
@@ -70,11 +76,37 @@ SEATED: dict[type[BaseModel], SeatedCommand] = {
     Leave: lambda r, sid, m, ctx: leave(r, sid, ctx.now, ctx),
     SitOut: lambda r, sid, m, ctx: sit_out(r, sid, m.id, ctx.now),
     Back: lambda r, sid, m, ctx: back(r, sid, ctx.now, max_pause=ctx.limits.max_pause),
+    Handoff: lambda r, sid, m, ctx: handoff(
+        r, sid, handoff_digest(handoff_code(r, sid, m.seq)), ctx.now
+    ),
 }
 
 
-def seated(room: Room, seat_id: int, message: Sequenced, ctx: Context) -> Change:
-    """A seated player's message as one exactly-once command (see :func:`sequenced`)."""
+def handoff_code(room: Room, seat_id: int, seq: int) -> str:
+    """The one-time code of a seat's device move asked for by command ``seq``: 12 letters and
+    digits (60 bits) in three groups, derived from the room's secret so that a resent
+    command shows the same code, and nobody without the secret can compute it."""
+    mac = hmac.new(room.secret.encode(), f"handoff:{seat_id}:{seq}".encode(), hashlib.sha256)
+    letters = base64.b32encode(mac.digest()).decode()[:12]
+    return "-".join(letters[i : i + 4] for i in range(0, 12, 4))
+
+
+def handoff_digest(code: str) -> str:
+    """What a seat keeps of its device move's code: the digest of the code as typed, without
+    dashes or spaces, in capitals."""
+    return digest("".join(code.split()).replace("-", "").upper())
+
+
+def seated(
+    room: Room, seat_id: int, message: Sequenced, ctx: Context, token_hash: str | None = None
+) -> Change:
+    """A seated player's message as one exactly-once command (see :func:`sequenced`).
+    ``token_hash``: the token the connection holds the seat with, which must still be the
+    seat's (not moved to another device since)."""
+    if token_hash is not None:
+        index = room.index_of(seat_id)
+        if index is not None and room.seats[index].token_hash not in (None, token_hash):
+            raise RoomError(ErrorCode.KICKED, "This seat moved to another device")
     if isinstance(message, Leave) and room.index_of(seat_id) is None:
         # The seat is gone: this leave (resent after a lost reply) or a kick came first.
         return Change(room, None, seat_id)

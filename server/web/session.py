@@ -33,6 +33,7 @@ from server.transport.protocol import (
     ClientMessage,
     CloseCode,
     Commit,
+    Handoff,
     Join,
     Leave,
     Ping,
@@ -222,21 +223,29 @@ class Session:
         dealing = isinstance(message, Start | Rematch | Commit | Reveal | Leave)
         ctx = self.service.context(fresh=dealing)
         try:
+            token_hash = self.conn.token_hash
             change = await self.service.change(
-                self.code, lambda r: dispatch.seated(r, seat_id, message, ctx)
+                self.code, lambda r: dispatch.seated(r, seat_id, message, ctx, token_hash)
             )
         except (ParlorError, RulesError, StoreError):
             if isinstance(message, Leave):
                 await self.hub.attach(self.conn, self.code)  # still seated: keep it informed
             raise
-        self.conn.send(
-            {
-                "type": "ack",
-                "seq": message.seq,
-                "version": change.result_version,
-                "duplicate": change.duplicate,
+        ack: dict[str, Any] = {
+            "type": "ack",
+            "seq": message.seq,
+            "version": change.result_version,
+            "duplicate": change.duplicate,
+        }
+        if isinstance(message, Handoff):
+            # The code, made again from the room (a resent command shows the same one).
+            index = change.room.index_of(seat_id)
+            seat = None if index is None else change.room.seats[index]
+            ack["handoff"] = {
+                "code": dispatch.handoff_code(change.room, seat_id, message.seq),
+                "until": 0.0 if seat is None else seat.handoff_until,
             }
-        )
+        self.conn.send(ack)
         if isinstance(message, Leave):
             self.conn.send({"type": "left"})
             self.conn.close_after_pending(CloseCode.NORMAL, "left the room")
@@ -255,7 +264,9 @@ class Session:
                 ),
             )
             seat_id, room = change.seat_id, change.room
-            welcome: dict[str, Any] = {"token": commands.seat_token(room, key)}
+            token = commands.seat_token(room, key)
+            welcome: dict[str, Any] = {"token": token}
+            self.conn.token_hash = hash_token(token)
         else:
             found = await self.service.get(self.code)
             if found is None:
@@ -266,6 +277,7 @@ class Session:
                 if seat is None:
                     raise RoomError(ErrorCode.BAD_TOKEN, "This token does not hold a seat here")
                 seat_id = seat.id
+                self.conn.token_hash = seat.token_hash
         index = None if seat_id is None else room.index_of(seat_id)
         self.conn.seat_id = seat_id
         self.bound = True

@@ -193,6 +193,7 @@ FIELDS: dict[str, tuple[str, ...]] = {
     "reveal": ("seq", "value"),
     "leave": ("seq",),
     "back": ("seq",),
+    "handoff": ("seq",),
     "sync": (),
     "ping": (),
 }
@@ -474,6 +475,7 @@ TARGETS: dict[str, tuple[str, str]] = {
     "reveal": ("lobby", "host"),
     "leave": ("lobby", "guest"),
     "back": ("playing", "guest"),
+    "handoff": ("playing", "guest"),
     "sync": ("playing", "guest"),
     "ping": ("playing", "guest"),
 }

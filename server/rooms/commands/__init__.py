@@ -15,6 +15,7 @@ from server.rooms.commands.core import (
     FALLBACK_TURN_TIMER,
     MAX_SEATS,
     MAX_SEQ_STEP,
+    TURN_BASED_TIMERS,
     Change,
     Context,
     Limits,
@@ -31,6 +32,7 @@ from server.rooms.commands.core import (
     seats_to_act,
     timed_seats,
     turn_deadline,
+    wake_at,
     with_seat,
 )
 from server.rooms.commands.exactly_once import (
@@ -75,9 +77,12 @@ from server.rooms.commands.sealing import (
     start,
 )
 from server.rooms.commands.seats import (
+    HANDOFF_TTL,
     back,
     chat,
+    claim,
     create,
+    handoff,
     join,
     kick,
     leave,
@@ -90,8 +95,10 @@ __all__ = [
     "ACKS_KEPT",
     "DEFAULT_TURN_TIMERS",
     "FALLBACK_TURN_TIMER",
+    "HANDOFF_TTL",
     "MAX_SEATS",
     "MAX_SEQ_STEP",
+    "TURN_BASED_TIMERS",
     "Change",
     "Context",
     "Limits",
@@ -110,6 +117,7 @@ __all__ = [
     "canonical",
     "chat",
     "check_turn_timer",
+    "claim",
     "clean_text",
     "command_digest",
     "commit",
@@ -121,6 +129,7 @@ __all__ = [
     "digest_as_sent",
     "find_seat",
     "give_host",
+    "handoff",
     "host_after",
     "join",
     "kick",
@@ -149,6 +158,7 @@ __all__ = [
     "timed_seats",
     "timeout",
     "turn_deadline",
+    "wake_at",
     "with_seat",
     "without",
 ]

@@ -198,14 +198,44 @@ def clean_text(text: str, limit: int, what: str, code: ErrorCode = ErrorCode.BAD
     return cleaned
 
 
-def check_turn_timer(seconds: float, limits: Limits) -> float:
-    """A turn timer is 0 (off) or within the limits."""
-    low, high = limits.timer_range
+def check_turn_timer(seconds: float, limits: Limits, *, turn_based: bool = False) -> float:
+    """A turn timer is 0 (off) or within the limits (a turn-based room's: from an hour to a
+    week, :data:`TURN_BASED_TIMERS`)."""
+    low, high = TURN_BASED_TIMERS if turn_based else limits.timer_range
     if seconds != 0 and not low <= seconds <= high:
+        if turn_based:
+            raise RoomError(
+                ErrorCode.BAD_MESSAGE,
+                f"A turn-based room's turn timer is 0 (off) or {low / 3600:g} to "
+                f"{high / 3600:g} hours ({low:g} to {high:g} seconds)",
+            )
         raise RoomError(
             ErrorCode.BAD_MESSAGE, f"The turn timer is 0 (off) or {low:g} to {high:g} seconds"
         )
     return float(seconds)
+
+
+#: A turn-based room's turn timer, when its host sets one: from an hour to a week. Off by
+#: default: the room waits for whoever is to act.
+TURN_BASED_TIMERS = (3600.0, 7 * 24 * 3600.0)
+
+
+def wake_at(room: Room) -> float:
+    """When (server clock) a turn-based room needs a move nobody will make from a browser,
+    0 for never: a bot's turn (now: the room's last change), the end of the turn timer, or the
+    end of a deal's sealing stage. The store keeps it for every turn-based room, so a room
+    nobody has open still moves on (server/runtime/waker.py); a live room is only moved on
+    while someone is in it, so it has none."""
+    if not room.turn_based:
+        return 0.0
+    if room.sealing is not None:
+        return room.sealing.until
+    bots, people = seats_to_act(room)
+    if bots:
+        return room.changed_at
+    if people and room.deadline > 0:
+        return room.deadline
+    return 0.0
 
 
 def host_after(room: Room, seats: tuple[Seat, ...]) -> int | None:

@@ -22,6 +22,7 @@ from server.rooms.commands.core import (
     with_seat,
 )
 from server.rooms.commands.sealing import require_no_deal_under_way
+from server.rooms.commands.seats import room_options
 
 # -- host powers ---------------------------------------------------------------------------------
 
@@ -90,12 +91,13 @@ def configure(
         require_no_deal_under_way(room)
     changes: dict[str, Any] = {}
     if options is not None:
-        parsed = room.game.parse_options({**room.options, **options})
-        changes["options"] = parsed.model_dump(mode="json")
+        changes["options"] = room_options(
+            room.game_id, {**room.options, **options}, room.turn_based
+        )
     if turn_timer is not None:
         low, high = timer_range
         changes["turn_timer"] = check_turn_timer(
-            turn_timer, Limits(min_turn_timer=low, max_turn_timer=high)
+            turn_timer, Limits(min_turn_timer=low, max_turn_timer=high), turn_based=room.turn_based
         )
     entry = {"kind": "options", "options": changes.get("options"), "turn_timer": turn_timer}
     return Change(bump(room, now, **changes), entry, by)

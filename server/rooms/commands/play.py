@@ -46,7 +46,16 @@ def apply_action(
     played = tuple(events)
     version = room.version + 1
     moves = (*room.moves, rooms.Move(version, index, played, kind))[-rooms.MOVES_KEPT :]
-    new = bump(room, now, state=state, seats=seats, phase=phase, moves=moves, max_pause=max_pause)
+    new = bump(
+        room,
+        now,
+        state=state,
+        seats=seats,
+        phase=phase,
+        moves=moves,
+        moved_at=now,
+        max_pause=max_pause,
+    )
     dumped = game.dump_action(action)
     seat_id = room.seats[index].id
     entry = {"kind": kind, "seat": index, "seat_id": seat_id, "action": dumped}
@@ -130,8 +139,18 @@ def bot_move(
             played = apply_action(room, index, action, now, seats, max_pause, "bot")
         except RulesError:
             continue
-        return replace(played, seat_id=None)
+        return replace(played, room=_turn_played(played.room, index), seat_id=None)
     raise Stale()
+
+
+def _turn_played(room: Room, index: int) -> Room:
+    """In a turn-based room a bot plays a person's seat for one turn only (its turn timer ran
+    out): once the seat is no longer to act, it is the person's again (still counting the
+    moves the bot made, to tell them)."""
+    seat = room.seats[index]
+    if not room.turn_based or not seat.away or index in room.game.to_act(room.state):
+        return room
+    return replace(room, seats=with_seat(room, index, replace(seat, away=False)))
 
 
 def timeout(
@@ -153,11 +172,17 @@ def timeout(
     The end of a pause (``Game.pause_limit``: Number Swap's round end) is different: the
     game's own move for the seat (its ``bot_action``, "Next round") is played and the seat is
     *not* marked away. Not pressing "Next round" in time is not being absent, and a seat
-    marked away would have a bot play its whole next round at once."""
+    marked away would have a bot play its whole next round at once.
+
+    In a turn-based room only the turn timer (one the host set) runs out, never a takeover: a
+    bot plays that one turn (marked away until it is over, :func:`_turn_played`) and the seat
+    is the person's again."""
     index = room.index_of(seat_id)
     pause = connected is None and pause_limit(room) is not None
     if (
         room.version != expected_version
+        # A turn-based room waits for its players: being offline is the normal case there.
+        or (connected is not None and room.turn_based)
         or index is None
         or index not in timed_seats(room)
         or (connected is None and room.turn_timer <= 0 and not pause)
@@ -178,7 +203,8 @@ def timeout(
         seats = with_seat(room, index, away)
         return Change(bump(room, now, seats=seats), {"kind": "away", "seat_id": seat_id})
     seats = with_seat(room, index, replace(away, covered=1))
-    return replace(apply_action(room, index, action, now, seats, max_pause, kind), seat_id=None)
+    played = apply_action(room, index, action, now, seats, max_pause, kind)
+    return replace(played, room=_turn_played(played.room, index), seat_id=None)
 
 
 # -- the store went back in time -------------------------------------------------------------

@@ -11,7 +11,7 @@ from rules.evolve import replace
 from rules.registry import get_game
 from server import rooms
 from server.errors import ErrorCode, RoomError, Stale
-from server.rooms import ChatLine, Phase, Room, Seat
+from server.rooms import ChatLine, Mode, Phase, Room, Seat
 from server.rooms.commands.core import (
     Change,
     Context,
@@ -47,15 +47,22 @@ def create(
     *,
     secret: str,
     created_by: str,
+    mode: Mode = Mode.LIVE,
 ) -> Room:
-    """A new room in the lobby, with the game's options validated."""
+    """A new room in the lobby, with the game's options validated. A turn-based room plays
+    with the game's ``turn_based_options`` over the creator's, and has no turn timer unless
+    asked for one."""
     try:
-        game = get_game(game_id)
+        get_game(game_id)
     except KeyError:
         raise RoomError(ErrorCode.BAD_MESSAGE, f"There is no game {game_id!r}") from None
-    parsed = game.parse_options(options).model_dump(mode="json")
-    wanted = default_turn_timer(game_id) if turn_timer is None else turn_timer
-    timer = check_turn_timer(wanted, ctx.limits)
+    turn_based = mode is Mode.TURNS
+    parsed = room_options(game_id, options, turn_based)
+    if turn_timer is None:
+        wanted = 0.0 if turn_based else default_turn_timer(game_id)
+    else:
+        wanted = turn_timer
+    timer = check_turn_timer(wanted, ctx.limits, turn_based=turn_based)
     return rooms.new_room(
         code,
         game_id,
@@ -65,7 +72,16 @@ def create(
         secret=secret,
         created_by=created_by,
         next_seed=ctx.seal,
+        mode=mode,
     )
+
+
+def room_options(game_id: str, options: Mapping[str, Any] | None, turn_based: bool) -> Any:
+    """The game's options validated, as wire-clean data; a turn-based room's with the game's
+    ``turn_based_options`` over them (Number Swap's blind flips: ruling 11)."""
+    game = get_game(game_id)
+    wanted = {**(options or {}), **(game.turn_based_options if turn_based else {})}
+    return game.parse_options(wanted).model_dump(mode="json")
 
 
 def join(
@@ -192,3 +208,39 @@ def sit_out(room: Room, by: int | None, target: int, now: float) -> Change:
         return Change(room, None, by)
     seats = with_seat(room, index, replace(seat, away=True, covered=0))
     return Change(bump(room, now, seats=seats), {"kind": "sit_out", "seat_id": target}, by)
+
+
+# -- moving a seat to another device -----------------------------------------------------------
+
+#: How long a device move's one-time code can be exchanged for a new seat token.
+HANDOFF_TTL = 15 * 60.0
+
+
+def handoff(room: Room, seat_id: int, code_hash: str, now: float) -> Change:
+    """The seat's player asks to move their seat to another device: the SHA-256 of a one-time
+    code (made by the caller, shown to the player once) is kept on the seat for
+    :data:`HANDOFF_TTL`. A second ask replaces the first code."""
+    index, seat = find_seat(room, seat_id)
+    seats = with_seat(
+        room, index, replace(seat, handoff=code_hash, handoff_until=now + HANDOFF_TTL)
+    )
+    return Change(bump(room, now, seats=seats), {"kind": "handoff", "seat_id": seat_id}, seat_id)
+
+
+def claim(room: Room, code_hash: str, token_hash: str, now: float) -> Change:
+    """Another device exchanges the one-time code for the seat: the seat's token becomes
+    ``token_hash`` (the old one stops working) and the code is used up. A claim resent with
+    the same new token (its reply was lost) finds the seat already its own."""
+    held = room.seat_by_token(token_hash)
+    if held is not None:
+        return Change(room, None, held.id)
+    for index, seat in enumerate(room.seats):
+        if seat.handoff and seat.handoff == code_hash and now < seat.handoff_until:
+            moved = replace(seat, token_hash=token_hash, handoff="", handoff_until=0.0)
+            new = bump(room, now, seats=with_seat(room, index, moved))
+            return Change(new, {"kind": "claim", "seat_id": seat.id}, seat.id)
+    raise RoomError(
+        ErrorCode.BAD_TOKEN,
+        "That code does not move a seat here: it was used already, has expired (codes last "
+        f"{HANDOFF_TTL / 60:g} minutes) or was mistyped",
+    )

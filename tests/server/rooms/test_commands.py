@@ -243,6 +243,7 @@ def test_the_record_reuses_packed_parts_and_is_the_bytes_pack_gives_its_fields()
             "next_commitment": room.next_commitment,
             "deal": None if room.deal is None else rooms.model._deal_form(room.deal),
             "sealing": None if room.sealing is None else room.sealing.form(),
+            "mode": room.mode.value, "moved_at": room.moved_at,
             "state": None if room.state is None else room.game.dump_state(room.state),
             "seats": [s.form() for s in room.seats],
             "chat": [c.form() for c in room.chat],
