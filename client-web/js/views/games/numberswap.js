@@ -125,9 +125,26 @@ function decode(view) {
 
 /** The legal actions by type (legalOf): `L.flips`, `L.draw`… */
 const LEGAL = {
-  all: { flips: "flip_initial", takes: "take_discard", swaps: "swap_drawn", discards: "discard_drawn" },
+  all: { flips: "flip_initial", picks: "pick_flips", takes: "take_discard", swaps: "swap_drawn", discards: "discard_drawn" },
   one: { draw: "draw", undo: "undo", next: "next_round" },
 };
+
+/** Played by text (docs/rules/numberswap.md, "By text"): the view then has `picks`. */
+function byText(view) {
+  return Array.isArray(view.picks);
+}
+
+/** The pairs of cards I may choose now: the opening flips, or (by text) my pick. */
+function pairsOf(L) {
+  return L.flips.length ? L.flips : L.picks;
+}
+
+/** Whether my pick now is the blind one of a last turn (for next round), not the round
+ * ender's pair to turn up at once (its `chosen` is still false). */
+function blindPick(view, ctx) {
+  const me = view.players[ctx.you];
+  return Boolean(me && me.chosen);
+}
 
 /** The step I am at, from the legal actions and the choice in progress. */
 function stepOf(view, ctx) {
@@ -135,6 +152,10 @@ function stepOf(view, ctx) {
   const ui = ctx.ui || {};
   if (L.next) return "next";
   if (L.flips.length) return ui.first === undefined || ui.first === null ? "flip-first" : "flip-second";
+  if (L.picks.length) {
+    const kind = blindPick(view, ctx) ? "pick" : "pick-up";
+    return ui.first === undefined || ui.first === null ? `${kind}-first` : `${kind}-second`;
+  }
   if (L.takes.length) return ui.mode === "take" ? "take" : "start";
   if (L.swaps.length || L.discards.length) {
     return ui.mode === "flip" || !L.swaps.length ? "discard" : "swap";
@@ -147,7 +168,7 @@ function stepOf(view, ctx) {
 function sendingAt(ctx, pos) {
   const p = ctx.pending;
   if (!p) return false;
-  if (p.type === "flip_initial") return p.positions.includes(pos);
+  if (p.type === "flip_initial" || p.type === "pick_flips") return p.positions.includes(pos);
   if (p.type === "take_discard" || p.type === "swap_drawn") return p.position === pos;
   if (p.type === "discard_drawn") return p.flip === pos;
   return false;
@@ -158,19 +179,23 @@ function myChoices(view, ctx) {
   const L = legalOf(view, LEGAL);
   const step = stepOf(view, ctx);
   const first = ctx.ui ? ctx.ui.first : null;
-  if (step === "flip-first") {
+  // The opening flips and (by text) the picks are chosen alike: a first card, then a second.
+  const pairs = pairsOf(L);
+  const blind = step === "pick-first" || step === "pick-second";
+  const verb = blind ? "turn up next round" : "turn up";
+  if (step === "flip-first" || step === "pick-first" || step === "pick-up-first") {
     return (pos) =>
-      L.flips.some((a) => a.positions.includes(pos))
-        ? { hint: "turn up", onclick: () => ctx.setUi({ first: pos }) }
+      pairs.some((a) => a.positions.includes(pos))
+        ? { hint: verb, onclick: () => ctx.setUi({ first: pos }) }
         : null;
   }
-  if (step === "flip-second") {
+  if (step === "flip-second" || step === "pick-second" || step === "pick-up-second") {
     return (pos) => {
       if (pos === first) {
         return { selected: true, hint: "chosen; tap again to unchoose", legal: "chosen", onclick: () => ctx.setUi({ first: null }) };
       }
-      const pair = L.flips.find((a) => a.positions.includes(first) && a.positions.includes(pos));
-      return pair ? { hint: "turn up as the second card", onclick: () => ctx.act(pair) } : null;
+      const pair = pairs.find((a) => a.positions.includes(first) && a.positions.includes(pos));
+      return pair ? { hint: `${verb} as the second card`, onclick: () => ctx.act(pair) } : null;
     };
   }
   if (step === "take") {
@@ -343,6 +368,27 @@ function statusLine(view, ctx) {
   );
 }
 
+/** By text, the last round's result stays on the table through the next round (there is no
+ * round-end stop, and a friend may open the game a day later): one compact line. */
+function lastRoundLine(view, ctx) {
+  const last = view.last_round;
+  if (!byText(view) || !last || view.over) return null;
+  const scores = view.players.map((p) => {
+    const seat = p.seat;
+    const doubled = seat === last.ender && last.doubled;
+    const score = doubled ? `${numeral(last.scores[seat])} (${numeral(last.raw_scores[seat])}×2)` : numeral(last.scores[seat]);
+    return `${ctx.names(seat)} ${score}`;
+  });
+  const explained = scoreWords(last, last.ender, ctx);
+  return h(
+    "p",
+    { class: "ns-last-round", key: "last-round" },
+    h("strong", null, `Round ${last.round}: `),
+    h("span", null, scores.join(" · ")),
+    explained ? h("span", { class: ["ns-explain", last.doubled && "doubled"] }, ` — ${explained}`) : null,
+  );
+}
+
 /** Why a round score is what it is, in words. */
 function scoreWords(last, seat, ctx) {
   const raw = last.raw_scores[seat];
@@ -434,6 +480,7 @@ function middle(view, ctx) {
     "div",
     { class: "ns-table ns-middle" },
     statusLine(view, ctx),
+    lastRoundLine(view, ctx),
     h("div", { class: "ns-piles", key: "piles" }, drawPile(view, ctx), discardPile(view, ctx), drawnSpot(view, ctx)),
   );
 }
@@ -470,7 +517,9 @@ function moves(view, ctx) {
     }
   }
   if (step === "take") items.push(moveButton("Cancel", () => ctx.setUi({ mode: null }), { key: "m-cancel" }, ctx));
-  if (step === "flip-second") items.push(moveButton("Choose again", () => ctx.setUi({ first: null }), { key: "m-again" }, ctx));
+  if (step === "flip-second" || step === "pick-second" || step === "pick-up-second") {
+    items.push(moveButton("Choose again", () => ctx.setUi({ first: null }), { key: "m-again" }, ctx));
+  }
   if (L.undo) {
     items.push(moveButton("Undo my last move", () => ctx.act(L.undo), { key: "m-undo", class: "undo", "data-legal": ctx.busy ? null : "undo" }, ctx, L.undo));
   }
@@ -495,6 +544,14 @@ function hint(view, ctx) {
     case "flip-first":
       return "Tap two cards to turn them up.";
     case "flip-second":
+      return "Now tap a second card.";
+    case "pick-first":
+      return "Blind: next round's cards are not dealt yet.";
+    case "pick-second":
+      return "Now tap a second place for next round.";
+    case "pick-up-first":
+      return "You ended the last round: you start.";
+    case "pick-up-second":
       return "Now tap a second card.";
     case "start":
       return `Take the ${top} or draw: low cards are good.`;
@@ -551,16 +608,19 @@ export function seat(view, s, ctx) {
   } else {
     score = [`shows ${p.showing}`, `total ${p.total}`];
   }
+  const picked = byText(view) && Boolean(view.picks[s]);
   const tag =
     view.phase === "round_end"
       ? ready[s]
         ? "ready"
         : null
-      : view.phase === "choose" && !p.chosen
+      : (view.phase === "choose" || (view.phase === "turn" && byText(view))) && !p.chosen
         ? "choosing"
         : view.ender === s && view.phase === "turn"
           ? "ended the round"
-          : null;
+          : picked
+            ? "picked"
+            : null;
   return h(
     "div",
     { class: ["ns-seat", view.current === s && "current"], key: `ns-seat-${s}` },
@@ -589,7 +649,10 @@ export function eventText(event, mover, ctx) {
   const name = seatOf === null || seatOf === undefined ? "Someone" : ctx.names(seatOf);
   switch (event.type) {
     case "flipped_initial":
+    case "flipped_picked":
       return `${name} turned up ${listNames(event.cards.map(aCard))}`;
+    case "picked":
+      return `${name} picked 2 cards to turn up`;
     case "took_discard":
       return `${name} took the ${numeral(event.card)} → column ${columnOf(event.position)}`;
     case "drew":
@@ -666,6 +729,7 @@ export function animate(entries, { root, before: places }) {
           for (const el of cells(root, s, e.position)) flip(el);
           break;
         case "flipped_initial":
+        case "flipped_picked":
           for (const pos of e.positions) for (const el of cells(root, s, pos)) flip(el);
           break;
         case "column_cleared":
@@ -708,6 +772,14 @@ export function prompt(view, ctx) {
       return "Turn up two cards: choose the first.";
     case "flip-second":
       return "Now choose the second card to turn up.";
+    case "pick-first":
+      return "Pick the 2 cards you'll turn up next round.";
+    case "pick-second":
+      return "Now pick the second card for next round.";
+    case "pick-up-first":
+      return "Pick your 2 cards to turn up.";
+    case "pick-up-second":
+      return "Now pick the second card to turn up.";
     case "start":
       return `Take the ${top} from the discard, or draw.`;
     case "take":
@@ -751,7 +823,14 @@ export function waiting(view, ctx) {
   if (view.phase === "choose") {
     return names.length ? `Waiting for ${listNames(names)} to turn up two cards.` : "";
   }
-  if (view.current !== null && view.current !== undefined) return `${ctx.names(view.current)} is playing.`;
+  if (view.current !== null && view.current !== undefined) {
+    const current = view.players[view.current];
+    if (byText(view) && current && !current.chosen) return `${ctx.names(view.current)} is picking 2 cards to turn up.`;
+    if (byText(view) && view.last_turns && !view.picks[view.current]) {
+      return `${ctx.names(view.current)} is picking 2 cards for next round.`;
+    }
+    return `${ctx.names(view.current)} is playing.`;
+  }
   return "";
 }
 
@@ -841,6 +920,12 @@ export function howTo() {
     h("p", null, "Careful: if you ended it and are not strictly the lowest, your score is doubled (unless it is 0 or less)."),
     h("h3", null, "Undo"),
     h("p", null, "Took the discard onto a face-up card by mistake? Undo it before the next player moves."),
+    h("h3", null, "Playing by text"),
+    h(
+      "p",
+      null,
+      "Nobody waits between rounds: on your last turn of a round you first pick, blind, the 2 cards you'll turn up next round; they are turned up as it is dealt. Whoever ended the round picks theirs first thing in the new one.",
+    ),
   );
 }
 
