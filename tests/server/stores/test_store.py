@@ -316,6 +316,24 @@ async def test_an_expired_rooms_archive_never_leaks_into_a_new_room(
     assert await store.archive("ARCHX") == []
 
 
+async def test_the_wake_index_gives_the_due_rooms_soonest_first(store: Store) -> None:
+    """The one index of turn-based rooms' next moves (server/runtime/waker.py)."""
+    await store.set_wake("AAAAA", 300.0)
+    await store.set_wake("BBBBB", 100.0)
+    await store.set_wake("CCCCC", 200.0)
+    await store.set_wake("DDDDD", 900.0)
+    assert await store.due(250.0, 10) == [("BBBBB", 100.0), ("CCCCC", 200.0)]
+    assert await store.due(1000.0, 2) == [("BBBBB", 100.0), ("CCCCC", 200.0)]
+    await store.set_wake("BBBBB", 950.0)  # moved later
+    await store.set_wake("CCCCC", 0)  # forgotten
+    await store.set_wake("EEEEE", 0)  # forgetting what is not there is nothing
+    assert await store.due(1000.0, 10) == [
+        ("AAAAA", 300.0),
+        ("DDDDD", 900.0),
+        ("BBBBB", 950.0),
+    ]
+
+
 def test_notice_round_trips() -> None:
     sent = Notice(NoticeKind.CHANGE, "ABCDE", 12, "inst 1")
     assert Notice.decode(sent.encode()) == sent
