@@ -421,6 +421,13 @@ class Game(ABC, Generic[S, A]):
     @abstractmethod
     def to_act(self, state: S) -> frozenset[int]: ...
 
+    def waiting_for(self, state: S) -> frozenset[int]:
+        """The seats of ``to_act`` the game waits for: whose move it needs to go on. Every one
+        of them, unless a seat *may* act without being waited for (Number Swap's undo, open to
+        the last mover until the next one acts). It is whose turn a turn timer runs for, whom
+        a bot stands in for, and "your turn" in a player's list of games."""
+        return self.to_act(state)
+
     @abstractmethod
     def legal_actions(self, state: S, seat: int) -> list[A]: ...
 

@@ -61,7 +61,7 @@ def your_game(room: Room, seat_id: int) -> dict[str, Any]:
     index = room.index_of(seat_id)
     to_act: list[int] = []
     if room.phase is Phase.PLAYING and room.state is not None:
-        to_act = sorted(room.game.to_act(room.state))
+        to_act = sorted(room.game.waiting_for(room.state))
     return {
         "code": room.code,
         "game": room.game_id,

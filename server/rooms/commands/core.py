@@ -144,7 +144,9 @@ def seats_to_act(room: Room) -> tuple[list[int], list[int]]:
     if room.phase is not Phase.PLAYING:
         return bots, people
     seats = room.seats
-    for i in sorted(room.game.to_act(room.state)):
+    # The seats the game waits for: a seat that only *may* act (an undo) runs no timer, and
+    # is not played for.
+    for i in sorted(room.game.waiting_for(room.state)):
         seat = seats[i]
         (bots if seat.token_hash is None or seat.away else people).append(i)
     return bots, people

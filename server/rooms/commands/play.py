@@ -148,7 +148,7 @@ def _turn_played(room: Room, index: int) -> Room:
     out): once the seat is no longer to act, it is the person's again (still counting the
     moves the bot made, to tell them)."""
     seat = room.seats[index]
-    if not room.turn_based or not seat.away or index in room.game.to_act(room.state):
+    if not room.turn_based or not seat.away or index in room.game.waiting_for(room.state):
         return room
     return replace(room, seats=with_seat(room, index, replace(seat, away=False)))
 
