@@ -5,6 +5,7 @@ Built by the app's lifespan; tests build one per simulated server process.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -68,6 +69,14 @@ class Instance:
         self.service.on_loaded = self.hub.on_loaded
         self.metrics.gauges["parlor_connections"] = lambda: self.hub.connection_count
         self.metrics.gauges["parlor_rooms_active"] = lambda: self.hub.room_count
+        # What this instance holds: an object per room it is doing something for, a timer per
+        # room with a plan, and its asyncio tasks (an idle turn-based room adds to none of
+        # them: bench/idle_rooms.py).
+        self.metrics.gauges["parlor_rooms_held"] = lambda: len(list(self.service.local))
+        self.metrics.gauges["parlor_room_timers"] = lambda: sum(
+            1 for held in self.service.local if held.wake is not None
+        )
+        self.metrics.gauges["parlor_tasks"] = lambda: len(asyncio.all_tasks())
 
     async def open(self) -> None:
         self.client_lines.install()
