@@ -78,9 +78,14 @@ def create(
 
 def room_options(game_id: str, options: Mapping[str, Any] | None, turn_based: bool) -> Any:
     """The game's options validated, as wire-clean data; a turn-based room's with the game's
-    ``turn_based_options`` over them (Number Swap's blind flips: ruling 11)."""
+    ``turn_based_options`` over them (Number Swap's blind flips: ruling 11), a live room's
+    without them (those are how a game is played by text, not a choice of a live table)."""
     game = get_game(game_id)
-    wanted = {**(options or {}), **(game.turn_based_options if turn_based else {})}
+    forced = game.turn_based_options
+    if turn_based:
+        wanted = {**(options or {}), **forced}
+    else:
+        wanted = {k: v for k, v in (options or {}).items() if k not in forced}
     return game.parse_options(wanted).model_dump(mode="json")
 
 

@@ -437,3 +437,28 @@ async def test_idle_turn_based_rooms_hold_no_task_or_timer() -> None:
         due = await instance.store.due(clock.now + DAY, 100)
         assert sorted(code for code, _ in due) == sorted(codes)
         assert {at for _, at in due} == {clock.now + DAY}
+
+
+async def test_number_swap_plays_by_text_in_a_turn_based_room_only() -> None:
+    clock = Clock()
+    async with memory_server(clock) as server:
+        turns = await create(server.http, "numberswap", options={"by_text": False})
+        assert turns["options"]["by_text"] is True, "a turn-based room plays ruling 11"
+        async with httpx.AsyncClient() as client:
+            response = await client.post(
+                f"{server.http}/api/rooms",
+                json={"game": "numberswap", "options": {"by_text": True}},
+            )
+        assert response.json()["options"]["by_text"] is False, "a live room keeps ruling 2"
+        # The host changing the options keeps it so.
+        host = await Client.open(server.ws, turns["code"])
+        await host.join("Ana")
+        seq = host.next_seq()
+        await host.send(
+            {"type": "options", "seq": seq, "options": {"by_text": False, "target_score": 50}}
+        )
+        await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        room = await server.instance.service.get(turns["code"])
+        assert room.options == {**turns["options"], "target_score": 50}
+        assert room.options["by_text"] is True
+        await host.close()
