@@ -1,5 +1,7 @@
 // What the browser remembers between visits: the player's name, a seat token per room, the
-// seals it saw and contributed to, and whether to beep on your turn.
+// seals it saw and contributed to, whether to beep on your turn, the phone numbers the player
+// saved to send turns by text (they never leave this browser), and that a seat is being moved
+// to another device.
 // Storage may be unavailable (private modes, blocked cookies) or full; then what could not be
 // stored is kept in memory for this visit only, and play goes on.
 
@@ -9,6 +11,10 @@ const JOIN_KEY = "parlor.joinkey.";
 const TURN_ALERT = "parlor.turnalert";
 const SEAL = "parlor.seal.";
 const VIEWS = "parlor.views.";
+// Phone numbers, by the person's name (the same friend across rooms): {name in lower case: number}.
+const PHONES = "parlor.phones";
+// Per room: until when (this device's clock, ms) a seat move this browser asked for may happen.
+const MOVING = "parlor.moving.";
 // The most view digests kept for one game (a long game's last ones are dropped).
 const VIEWS_MAX = 30000;
 
@@ -120,6 +126,28 @@ function addView(code, round, seat, version, digest) {
   }
 }
 
+/** The saved numbers, keyed by name in lower case (names are what friends are known by here;
+ * two rooms with a "Ben" share his number). */
+function phones() {
+  try {
+    const kept = JSON.parse(get(PHONES) || "{}");
+    return kept && typeof kept === "object" ? kept : {};
+  } catch {
+    return {};
+  }
+}
+
+function phoneKey(name) {
+  return String(name).trim().toLowerCase();
+}
+
+function setPhone(name, number) {
+  const kept = phones();
+  if (number) kept[phoneKey(name)] = number;
+  else delete kept[phoneKey(name)];
+  set(PHONES, Object.keys(kept).length ? JSON.stringify(kept) : null);
+}
+
 /** Per room: the round and version of the last table this browser showed its player. */
 const LAST_SEEN = "parlor.seen.";
 
@@ -144,6 +172,15 @@ export const remembered = {
   },
   setSeal,
   seatCodes,
+  /** Every seat this browser holds: [{code, token}]. */
+  seats: () => seatCodes().map((code) => ({ code, token: get(TOKEN + code) })).filter((s) => s.token),
+  /** The saved numbers: {name in lower case: number}. */
+  phones,
+  setPhone,
+  /** This browser asked to move its seat in `code` to another device, whose code works for
+   * `ms` from now; `movingUntil` is then that time (0: never asked, or the seat given up). */
+  setMoving: (code, ms) => set(MOVING + code, String(Date.now() + ms)),
+  movingUntil: (code) => Number(get(MOVING + code) || 0),
   turnAlert: () => get(TURN_ALERT) === "on",
   setTurnAlert: (on) => set(TURN_ALERT, on ? "on" : null),
   name: () => get(NAME) || "",
@@ -156,6 +193,7 @@ export const remembered = {
     set(SEAL + code, null);
     set(VIEWS + code, null);
     set(LAST_SEEN + code, null);
+    set(MOVING + code, null);
   },
   /** The key for joining room `code`, made once and kept until the seat is given up. */
   joinKey: (code) => {
