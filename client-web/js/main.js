@@ -1,5 +1,5 @@
-// Wires the page together: the route (home, /r/CODE, or /r/CODE/replay/N for the replay
-// viewer), what the browser remembers, the room connection, and the drawing functions. The
+// Wires the page together: the route (home, /r/CODE, /r/CODE#claim=CODE to take a seat moved
+// from another device, or /r/CODE/replay/N for the replay viewer), what the browser remembers, the room connection, and the drawing functions. The
 // model lives here; the views only read it and call the intents below; the connection only
 // reports messages.
 
@@ -9,13 +9,19 @@ import { checkDeal, checkViews, contributionCommitmentOf, newContribution, viewD
 import { patch } from "./dom.js";
 import { snapshot } from "./motion.js";
 import { remembered } from "./store.js";
-import { clockText, secondsLeft, whoWithin } from "./views/common.js";
+import { byText, dialable } from "./views/bytext.js";
+import { clockText, listNames, secondsLeft, whoWithin } from "./views/common.js";
 import { gameModule, loadGame, turnActions } from "./views/games/index.js";
 import { homeView } from "./views/home.js";
-import { loadQr } from "./views/lobby.js";
+import { canShare, loadQr } from "./views/lobby.js";
 import { gameContext, headerView, roomView, screenOf } from "./views/room.js";
 
 const CODE_ALPHABET = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{5}$/;
+// A device move's link: the room's, with the one-time code after #claim= (a fragment is never
+// sent to a server, so the code stays out of logs and Referer headers).
+const CLAIM_HASH = /^#claim=([A-Za-z0-9-]{1,40})$/;
+// How long a device move's code works (the server's HANDOFF_TTL), and a minute more.
+const HANDOFF_MS = 16 * 60 * 1000;
 // Join refusals after which the way in is to watch (server/protocol.py ErrorCode).
 const JOIN_REFUSALS = new Set(["in_progress", "room_full", "room_locked"]);
 // Where the side things (players, chat, log) have a column of their own instead of sheets:
@@ -32,8 +38,23 @@ const model = {
   name: remembered.name(),
   // Sound and vibration when it becomes your turn (off unless the person turns it on).
   turnAlert: remembered.turnAlert(),
-  // turnTimer null: the game's own default (the server's; the page does not know it).
-  home: { gameId: null, options: {}, turnTimer: null, code: "", busy: false, error: "", seats: [] },
+  // Phone numbers saved in this browser to send turns by text: {name in lower case: number}.
+  phones: remembered.phones(),
+  // turnTimer null: the game's own default (the server's; the page does not know it). mode:
+  // "live" or "turns" (by text), whose timer is textTimer. seats: your games, as
+  // POST /api/mine tells them (null until it has). claim: a code from another device.
+  home: {
+    gameId: null,
+    options: {},
+    turnTimer: null,
+    mode: "live",
+    textTimer: 0,
+    code: "",
+    busy: false,
+    error: "",
+    seats: null,
+    claim: { room: "", code: "", error: "", open: false },
+  },
   room: null,
 };
 
@@ -106,8 +127,12 @@ function render() {
   body.toAct = JSON.stringify(view ? view.to_act : []);
   body.over = over ? "true" : "false";
   body.game = room && room.state ? room.state.room.game : "";
-  document.title = room ? `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor` : "Parlor";
-  setFavicon(myTurn);
+  // By text the title says just that it is your turn, like the home page's "(2) Your turn".
+  const waiting = room ? 0 : (model.home.seats || []).filter((g) => g.your_turn).length;
+  if (!room) document.title = waiting ? `(${waiting}) Your turn · Parlor` : "Parlor";
+  else if (myTurn && byText(room.state && room.state.room)) document.title = "Your turn · Parlor";
+  else document.title = `${myTurn ? "● Your turn · " : ""}Room ${room.code} · Parlor`;
+  setFavicon(myTurn || waiting > 0);
   // Only when the turn comes while the page looks on, not on entering (a reload, a link), and
   // only once the game's table is here to say whose turn it is.
   if (room && room.state && (module || !view)) {
@@ -339,9 +364,14 @@ function newRoom(code) {
     sending: null,
     // Whether it was your turn at the last drawing (null: not drawn yet), for the turn alert.
     myTurn: null,
+    // Who last made a move themselves ({seat, version, round}; see noteMover), and whether
+    // this page is taking a seat moved from another device.
+    lastMover: null,
+    claiming: false,
     error: null,
     legalKey: "",
-    ui: { game: {}, copied: false, confirmLeave: false, confirm: null, sheet: null, resultsHidden: false },
+    // phoneFor: whose number the number sheet edits; handoff: a device move's code shown once.
+    ui: { game: {}, copied: false, confirmLeave: false, confirm: null, sheet: null, resultsHidden: false, sendCopied: null, phoneFor: null, phoneError: "", handoff: null, handoffCopied: false },
   };
 }
 
@@ -356,26 +386,66 @@ function goHome(push = true) {
   model.room = null;
   if (push && location.pathname !== "/") history.pushState(null, "", "/");
   render();
-  findHeldSeats();
+  findYourGames();
 }
 
-/** Rooms this browser holds a seat in (a remembered token) that still exist: "Return to your
- * game" on the home page. A room that is gone is forgotten. */
-async function findHeldSeats() {
-  const codes = remembered.seatCodes().filter((code) => CODE_ALPHABET.test(code));
-  const found = [];
-  for (const code of codes.slice(0, 5)) {
+let gamesAsked = 0;
+
+/** Your games: every room this browser holds a seat in, from one POST /api/mine with all the
+ * tokens it keeps. A token that holds no seat any more (the room gone, the seat left or moved
+ * to another device) is forgotten. Asked each time the home page is shown or comes back into
+ * view; an answer overtaken by a newer question is dropped. */
+async function findYourGames() {
+  const seats = remembered.seats().filter((seat) => CODE_ALPHABET.test(seat.code)).slice(0, 100);
+  const asked = ++gamesAsked;
+  let reply = { games: [], forget: [], now: 0 };
+  if (seats.length) {
     try {
-      const summary = await api.fetchRoom(code);
-      if (summary) found.push({ code, game: summary.game, phase: summary.phase });
-      else remembered.forgetToken(code);
-    } catch {
-      // Not known now; offered again on the next visit.
+      reply = await api.fetchYourGames(seats);
+    } catch (error) {
+      // Not known now: what is shown stays, and it is asked again on the next visit.
+      console.warn("could not fetch your games", error);
+      return;
     }
   }
-  if (model.route !== "home") return;
-  model.home.seats = found;
+  for (const code of reply.forget || []) {
+    const sent = seats.find((seat) => seat.code === code);
+    // Only the token that was asked about: one taken since (a device move) is kept.
+    if (sent && remembered.token(code) === sent.token) remembered.forgetToken(code);
+  }
+  if (asked !== gamesAsked || model.route !== "home") return;
+  // How long ago each last move was, on the server's clock (the device's may be off).
+  model.home.seats = reply.games.map((game) => ({ ...game, ago: reply.now - game.moved_at }));
   render();
+}
+
+/** A device move (docs/protocol.md, "Another device"): exchange the one-time code `handoff` for
+ * the seat in room `code`, keep the new token, and enter the room with it. */
+async function claimAndOpen(code, handoff, push = true) {
+  stopConnection();
+  model.route = "room";
+  model.room = newRoom(code);
+  const room = model.room;
+  room.claiming = true;
+  // The code is used once: a reload must not send it again.
+  if (push) history.pushState(null, "", `/r/${code}`);
+  else history.replaceState(null, "", `/r/${code}`);
+  render();
+  try {
+    const claimed = await api.claimSeat(code, handoff);
+    if (model.room !== room) return;
+    // Whatever this browser kept of the room before is another seat's, or this one's old token.
+    remembered.forgetToken(code);
+    remembered.setToken(code, claimed.token);
+    openRoom(code, "look", false);
+  } catch (error) {
+    if (model.room !== room) return;
+    room.claiming = false;
+    if (error.status === 404) room.notice = "There is no room with this code (or it has expired).";
+    else if (error.status === 403) room.notice = `${error.message}.`;
+    else room.notice = `Could not move the seat to this device: ${error.message}`;
+    render();
+  }
 }
 
 /** Show room `code`; `how` is "join" (take a seat with the remembered name) or "look". */
@@ -559,6 +629,7 @@ async function catchUp(room, msg) {
   const opening = info2.seal || info.seal ? [{ id: ++lineCount, seat: null, text: "Cards dealt. The deal is sealed: your browser checks it when the game ends." }] : [];
   // What arrived on this connection since the snapshot stays after the history's lines.
   const newer = room.log.filter((line) => line.version !== undefined && line.version > (history.moves.length ? history.moves[history.moves.length - 1].version : 0));
+  noteMover(room, history.moves, info2);
   room.log = [...opening, ...lines, ...newer].slice(-LOG_LINES);
   room.logRound = round;
   const you = room.state.you;
@@ -608,6 +679,7 @@ function receive(msg) {
       room.takeoverAt = {};
       for (const { seat, at } of msg.room.takeover || []) room.takeoverAt[seat] = performance.now() + (at - msg.room.now) * 1000;
       noteCovered(room, msg, fresh);
+      noteMover(room, msg.events || [], msg.room);
       connection.knowLastSeq(msg.last_seq || 0);
       seal(room, msg);
       feed(room, msg, prev ? prev.room : null);
@@ -628,6 +700,7 @@ function receive(msg) {
       break;
     case "ack":
       noteSending(room);
+      if (msg.command && msg.command.type === "handoff" && msg.handoff) handoffMade(room, msg.handoff);
       if (msg.command && msg.command.type === "reveal") revealAnswered(room, msg);
       if (msg.command && msg.command.type === "chat") chatTaken(msg.command.text);
       if (msg.duplicate && !msg.resent) {
@@ -636,6 +709,7 @@ function receive(msg) {
       break;
     case "error":
       noteSending(room);
+      if (msg.command && msg.command.type === "handoff") room.ui.handoff = null;
       if (msg.command && msg.command.type === "reveal") revealAnswered(room, msg);
       handleError(msg);
       break;
@@ -883,6 +957,38 @@ function noteCovered(room, msg, fresh) {
   }
 }
 
+/** Who last made a move themselves (a person's own move, not a bot's nor one made for them),
+ * from a list of moves ({version, seat, by}) of room `info`'s game: the page offers "Send to
+ * Ben" when it was you. */
+function noteMover(room, moves, info) {
+  if (room.lastMover && room.lastMover.round !== info.round) room.lastMover = null;
+  for (const entry of moves) {
+    const seat = info.seats[entry.seat];
+    const own = seat && !seat.bot && (entry.by || "act") === "act";
+    if (!own || (room.lastMover && room.lastMover.version > entry.version)) continue;
+    room.lastMover = { seat: entry.seat, version: entry.version, round: info.round };
+  }
+}
+
+/** The server made a device move's one-time code: show it, and its link, once. */
+function handoffMade(room, made) {
+  const link = `${room.link}#claim=${made.code}`;
+  room.ui.handoff = { code: made.code, link };
+  room.ui.handoffCopied = false;
+  // So that when the seat goes, this page says why.
+  remembered.setMoving(room.code, HANDOFF_MS);
+}
+
+/** The seat this page played was taken away: moved to another device (this browser asked for
+ * a code lately), else given up or removed. */
+function seatGone(room, moved) {
+  remembered.forgetToken(room.code);
+  stopConnection();
+  room.notice = moved ? "You moved this seat to another device. Play on there; this page can still watch." : "You are no longer seated in this room.";
+  room.canWatch = true;
+  room.ui.handoff = null;
+}
+
 /** The server's words may name seats ("It is seat 2's turn"): say their names instead. */
 function namedSeats(text) {
   const seats = model.room && model.room.state ? model.room.state.room.seats : [];
@@ -914,6 +1020,10 @@ function handleError(msg) {
   if (msg.command && (msg.command.type === "commit" || msg.command.type === "reveal")) return;
   switch (msg.code) {
     case "bad_token":
+      if (remembered.movingUntil(room.code)) {
+        seatGone(room, true);
+        return;
+      }
       remembered.forgetToken(room.code);
       ask("Your seat in this room is gone. You can take a new seat or watch.");
       return;
@@ -922,10 +1032,7 @@ function handleError(msg) {
       room.notice = "There is no room with this code (or it has expired).";
       return;
     case "kicked":
-      remembered.forgetToken(room.code);
-      stopConnection();
-      room.notice = "You are no longer seated in this room.";
-      room.canWatch = true;
+      seatGone(room, remembered.movingUntil(room.code) > Date.now());
       return;
     case "conflict":
     case "unavailable":
@@ -966,6 +1073,31 @@ const intents = {
   setHomeCode(code) {
     model.home.code = code;
   },
+  setHomeMode(mode) {
+    model.home.mode = mode;
+    render();
+  },
+  setHomeTextTimer(value) {
+    model.home.textTimer = value;
+  },
+  setClaim(field, value) {
+    model.home.claim[field] = value;
+  },
+  /** "Have a code from another device?": the room code and the one-time code, typed. */
+  claimByCode() {
+    const claim = model.home.claim;
+    const code = normalizeCode(claim.room);
+    const handoff = claim.code.replace(/[\s-]/g, "");
+    claim.error = "";
+    if (!CODE_ALPHABET.test(code)) claim.error = "A room code is five letters and digits, like K7MPQ.";
+    else if (!/^[A-Za-z0-9]{12}$/.test(handoff)) claim.error = "The code from the other device is 12 letters and digits, like ABCD-EFGH-JKLM.";
+    if (claim.error) {
+      render();
+      return;
+    }
+    model.home.claim = { room: "", code: "", error: "", open: false };
+    claimAndOpen(code, handoff);
+  },
   async createRoom() {
     const home = model.home;
     if (!model.name.trim()) {
@@ -978,7 +1110,8 @@ const intents = {
     home.error = "";
     render();
     try {
-      const created = await api.createRoom(home.gameId, home.options, home.turnTimer);
+      const timer = home.mode === "turns" ? home.textTimer || null : home.turnTimer;
+      const created = await api.createRoom(home.gameId, home.options, timer, home.mode);
       home.busy = false;
       await openRoom(created.code, "join");
     } catch (error) {
@@ -1111,25 +1244,94 @@ const intents = {
   },
   async copyLink() {
     const room = model.room;
-    try {
-      await navigator.clipboard.writeText(room.link);
-    } catch {
-      // Clipboard API needs a secure context; the old way works on plain http.
-      const area = document.createElement("textarea");
-      area.value = room.link;
-      document.body.appendChild(area);
-      area.select();
-      document.execCommand("copy");
-      area.remove();
+    await copyText(room.link);
+    flag(room, "copied", true);
+  },
+  /** "Send to Ben" without a number saved for Ben: the share sheet where the browser has one,
+   * else the room link copied. `key` names the button that says "Link copied". */
+  async sendTurn(names, key) {
+    const room = model.room;
+    const game = model.gameInfo ? model.gameInfo.name : "our game";
+    if (canShare()) {
+      try {
+        await navigator.share({ title: "Parlor", text: `${listNames(names)}, your turn in ${game} on Parlor`, url: room.link });
+        return;
+      } catch (error) {
+        // Cancelled by the person: nothing to do. Refused by the browser: copy instead.
+        if (error && error.name === "AbortError") return;
+      }
     }
-    room.ui.copied = true;
+    await copyText(room.link);
+    flag(room, "sendCopied", key, null);
+  },
+  /** Open the number sheet for `name` (null: close it, back to the button that opened it). */
+  editPhone(name) {
+    const room = model.room;
+    const was = room.ui.phoneFor;
+    room.ui.phoneFor = name;
+    room.ui.phoneError = "";
     render();
-    setTimeout(() => {
-      room.ui.copied = false;
-      if (model.room === room) render();
-    }, 2500);
+    if (name) document.getElementById("phone-number")?.focus();
+    else if (was) document.querySelector(`#app [data-phone-for="${CSS.escape(was)}"]`)?.focus();
+  },
+  /** Keep `raw` as `name`'s number in this browser only ("" removes it). */
+  savePhone(name, raw) {
+    const number = dialable(raw);
+    if (raw.trim() && !number) {
+      model.room.ui.phoneError = "That does not look like a phone number: type its digits, with + and the country code if it has one.";
+      render();
+      return;
+    }
+    remembered.setPhone(name, number);
+    model.phones = remembered.phones();
+    intents.editPhone(null);
+  },
+  /** "Play on another device": ask the server for a one-time code (the ack brings it). */
+  handoff() {
+    const room = model.room;
+    if (!connection) return;
+    room.ui.handoff = { asking: true };
+    connection.command({ type: "handoff" });
+    if (connection.status !== "open") showError("Not connected right now; it will be sent on reconnecting…");
+    render();
+  },
+  async copyHandoff() {
+    const room = model.room;
+    if (!room.ui.handoff || !room.ui.handoff.link) return;
+    await copyText(room.ui.handoff.link);
+    flag(room, "handoffCopied", true);
+  },
+  closeHandoff() {
+    model.room.ui.handoff = null;
+    render();
   },
 };
+
+/** Put `text` on the clipboard. */
+async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Clipboard API needs a secure context; the old way works on plain http.
+    const area = document.createElement("textarea");
+    area.value = text;
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  }
+}
+
+/** Set `room.ui[name]` to `value` for a moment ("Link copied"), then back to `off`. */
+function flag(room, name, value, off = false) {
+  room.ui[name] = value;
+  render();
+  setTimeout(() => {
+    if (room.ui[name] !== value) return;
+    room.ui[name] = off;
+    if (model.room === room) render();
+  }, 2500);
+}
 
 // -- start ----------------------------------------------------------------------------------------
 
@@ -1146,12 +1348,22 @@ async function loadGames() {
 function route(push) {
   const code = codeFromPath();
   const replayAt = replayFromPath();
+  const claim = location.hash.match(CLAIM_HASH);
   if (replayAt) openReplay(replayAt.code, replayAt.number);
+  else if (code && claim) claimAndOpen(code, claim[1], false);
   else if (code) openRoom(code, "look", push);
   else goHome(push);
 }
 
 window.addEventListener("popstate", () => route(false));
+// A device move's link opened in a tab already at the room: only its fragment changes.
+window.addEventListener("hashchange", () => {
+  if (CLAIM_HASH.test(location.hash)) route(false);
+});
+// Your games are asked again when the home page comes back into view (a turn may have come).
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible" && model.route === "home") findYourGames();
+});
 // Turning a phone sideways moves the side things from sheets to a column, and back.
 if (WIDE) WIDE.addEventListener("change", () => render());
 route(false);

@@ -2,6 +2,7 @@
 // and the host's controls.
 
 import { h } from "../dom.js";
+import { byText, modeFreeSchema, modeLine, moveBox, textTimerChoice } from "./bytext.js";
 import { button, countdown, listNames, optionsFields, timerField } from "./common.js";
 
 // The QR code maker is fetched when a room is opened, not with the home page; until it has
@@ -183,12 +184,13 @@ export function lobbyView(model, intents, howTo = null) {
         { class: "options", key: "lobby-options" },
         h("summary", null, "Options"),
         game
-          ? optionsFields(game.options, info.options, (name, value) =>
+          ? optionsFields(modeFreeSchema(game), info.options, (name, value) =>
               intents.send({ type: "options", options: { [name]: value } }),
             )
           : null,
-        timerField(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value })),
+        byText(info) ? null : timerField(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value })),
       ),
+      byText(info) ? textTimerChoice(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value }), { id: "lobby-text-timer" }) : null,
     );
   } else {
     controls = h("section", { class: "panel host-panel" }, h("h2", null, "Options"), optionsSummary(game, info) || h("p", { class: "muted" }, "The game's usual rules."));
@@ -230,9 +232,11 @@ export function lobbyView(model, intents, howTo = null) {
       { class: "lobby-main" },
       h("h1", { class: "game-title", tabindex: -1 }, game ? game.name : info.game),
       game ? h("p", { class: "summary" }, game.summary, " ", howTo) : howTo,
+      byText(info) ? modeLine(info) : null,
+      byText(info) ? h("p", { class: "muted mode-note" }, "Each of you plays when you can: after your move, send the link on to whoever is next. The room keeps for 30 days after its last move.") : null,
       shareBox(model, intents),
     ),
-    h("div", { class: "lobby-side" }, seats, controls),
+    h("div", { class: "lobby-side" }, seats, controls, moveBox(model, intents)),
     startBar,
   );
 }
@@ -265,12 +269,13 @@ export function dealingNote(state, deadlineAt) {
 
 function optionsSummary(game, info) {
   if (!game) return null;
-  const properties = (game.options && game.options.properties) || {};
+  const schema = modeFreeSchema(game);
+  const properties = (schema && schema.properties) || {};
   const items = Object.entries(properties).map(([name, schema]) => {
     const value = info.options[name];
     const shown = typeof value === "boolean" ? (value ? "on" : "off") : String(value);
     return h("li", { key: name }, `${schema.title || name}: ${shown}`);
   });
-  if (info.turn_timer) items.push(h("li", { key: "timer" }, `Turn timer: ${info.turn_timer} s`));
+  if (info.turn_timer && !byText(info)) items.push(h("li", { key: "timer" }, `Turn timer: ${info.turn_timer} s`));
   return items.length ? h("ul", { class: "options-summary" }, items) : null;
 }

@@ -2,6 +2,7 @@
 // banner, players, chat and results. Game tables come from ./games/.
 
 import { h } from "../dom.js";
+import { byText, modeLine, moveBox, phoneSheet, sendBar, textTimerChoice } from "./bytext.js";
 import { brandLink, button, countdown, listNames, standingsTable, optionsFields, seatName, timerChoice, timerField, who } from "./common.js";
 import { gameModule as loadedGame, knownGame, turnActions } from "./games/index.js";
 import { dealingNote, lobbyView, shareBox } from "./lobby.js";
@@ -183,12 +184,17 @@ function playersPanel(model, intents, ctx, gameModule, view) {
         );
       }),
     ),
-    youHost && playing
+    byText(info) ? modeLine(info) : null,
+    youHost && playing && byText(info)
+      ? textTimerChoice(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value }), { id: "table-turn-timer" })
+      : null,
+    youHost && playing && !byText(info)
       ? timerChoice(info.turn_timer, (value) => intents.send({ type: "options", turn_timer: value }), {
           id: "table-turn-timer",
         })
       : null,
     ctx.spectator ? null : alertToggle(model, intents),
+    moveBox(model, intents),
     leaveBox(model, intents),
   );
 }
@@ -680,6 +686,7 @@ function tableView(model, intents) {
           latest ? latest.text : "",
         ),
         banner,
+        sendBar(model, intents),
         room.digest ? digestNote(room, intents) : coveredNote(room, intents),
         me && me.away
           ? h(
@@ -745,7 +752,7 @@ export function roomView(model, intents) {
   let body;
   if (screen === "notice") body = noticeView(model, intents);
   else if (screen === "entry") body = entryView(model, intents);
-  else if (screen === "connecting") body = h("p", { class: "connecting" }, "Connecting to the room…");
+  else if (screen === "connecting") body = h("p", { class: "connecting", role: "status" }, room.claiming ? "Moving your seat to this device…" : "Connecting to the room…");
   else if (screen === "lobby") {
     body = h(
       "div",
@@ -754,7 +761,7 @@ export function roomView(model, intents) {
       h("aside", { class: "lobby-chat" }, chatPanel(model, intents), leaveBox(model, intents)),
     );
   } else body = tableView(model, intents);
-  return [error, body, screen === "lobby" || screen === "table" ? howToSheet(model, intents) : null];
+  return [error, body, screen === "lobby" || screen === "table" ? howToSheet(model, intents) : null, screen === "table" ? phoneSheet(model, intents) : null];
 }
 
 const STATUS_TEXT = {
