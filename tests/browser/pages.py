@@ -94,10 +94,16 @@ class Person:
     def type_name(self) -> None:
         self.page.get_by_label("Your name").fill(self.name)
 
-    def create_room(self, game: str, options: dict[str, Any] | None = None) -> str:
+    def create_room(
+        self, game: str, options: dict[str, Any] | None = None, *, by_text: bool = False
+    ) -> str:
+        """Create a room of ``game`` (live, or turn-based with ``by_text``) and wait for its lobby;
+        returns its code."""
         self.home()
         self.type_name()
         self.page.locator(f"input[name=game][value={game}]").check()
+        if by_text:
+            self.page.get_by_label("By text (take turns over days)").check()
         for name, value in (options or {}).items():
             self.page.locator("details.options summary").click()
             field = self.page.locator(f"#opt-{name}")
@@ -126,10 +132,14 @@ class Person:
         """Close the page; the browser (and what it remembers) stays."""
         self.page.close()
 
-    def reopen(self, code: str) -> None:
-        """A new tab in the same browser, at the room's link."""
+    def new_tab(self) -> None:
+        """A new tab in the same browser (what it remembers stays), not opened anywhere yet."""
         self.page = self.page.context.new_page()
         self._listen(self.page)
+
+    def reopen(self, code: str) -> None:
+        """A new tab in the same browser, at the room's link."""
+        self.new_tab()
         self.open_link(code)
 
     def join_from_link(self, code: str) -> None:
