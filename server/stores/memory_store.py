@@ -144,7 +144,14 @@ class MemoryStore(Store):
     ) -> None:
         if self._live(code) is None:
             return
-        self._presence.setdefault(code, {})[instance] = (self._clock() + ttl, list(seat_ids))
+        claims = self._presence.setdefault(code, {})
+        if seat_ids:
+            claims[instance] = (self._clock() + ttl, list(seat_ids))
+        else:
+            # Nothing to claim, and nothing kept for the room.
+            claims.pop(instance, None)
+            if not claims:
+                del self._presence[code]
         if notice is not None:
             self._notify(notice)
 

@@ -406,7 +406,12 @@ class SqliteStore(Store):
             return
         now = self._clock()
         claims = self._presence.setdefault(code, {})
-        claims[instance] = (now + ttl, list(seat_ids))
+        if seat_ids:
+            claims[instance] = (now + ttl, list(seat_ids))
+        else:
+            # No seat connected here: nothing to claim, and nothing kept for the room (a
+            # turn-based room nobody has open must cost this process nothing).
+            claims.pop(instance, None)
         for other, (expires, _) in list(claims.items()):
             if expires <= now:
                 del claims[other]

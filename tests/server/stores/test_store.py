@@ -316,6 +316,17 @@ async def test_an_expired_rooms_archive_never_leaks_into_a_new_room(
     assert await store.archive("ARCHX") == []
 
 
+async def test_a_room_nobody_is_connected_to_leaves_no_presence_behind(store: Store) -> None:
+    """An idle room (a turn-based one waits for days) costs the process nothing: the last
+    connection's empty claim removes the instance's claim instead of keeping an empty one."""
+    await store.create("ROOM1", b"x", b"e", 60)
+    await store.set_presence("ROOM1", "i1", [1, 2], 30, None)
+    await store.set_presence("ROOM1", "i1", [], 30, None)
+    assert await store.presence("ROOM1") == frozenset()
+    if isinstance(store, MemoryStore | SqliteStore):
+        assert store._presence == {}
+
+
 async def test_the_wake_index_gives_the_due_rooms_soonest_first(store: Store) -> None:
     """The one index of turn-based rooms' next moves (server/runtime/waker.py)."""
     await store.set_wake("AAAAA", 300.0)
