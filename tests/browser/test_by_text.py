@@ -162,7 +162,7 @@ def test_your_games_show_whose_turn_and_open_the_game(person: Make) -> None:
     # Ana's home page (another tab) has the game as Ben's turn; no badge in her title.
     ana.new_tab()
     ana.home()
-    mine = ana.page.locator(f"[data-held-seats] li[data-room={code}]")
+    mine = ana.page.locator(f"[data-held-seats] li[data-room='{code}']")
     expect(mine.locator(".held-turn")).to_have_text("Ben's turn")
     expect(mine).to_contain_text("with Ben")
     expect(ana.page).to_have_title("Parlor")
