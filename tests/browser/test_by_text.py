@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from playwright.sync_api import Locator, WebSocket, expect
 
 from rules.codec import unpack
+from tests.browser.contrast import CONTRAST_JS
 from tests.browser.pages import Person
 from tests.browser.play import play_until
 
@@ -55,6 +56,14 @@ def _log(person: Person) -> Locator:
     """The game log's lines (a sheet on a phone: opened)."""
     person.open_sheet("log")
     return person.page.locator("[data-panel=log] .game-log li")
+
+
+def _readable(person: Person, selector: str) -> None:
+    """Every text in ``selector`` meets WCAG AA contrast (4.5:1; 3:1 for large text)."""
+    texts = person.page.evaluate(CONTRAST_JS, selector)
+    assert texts, selector
+    poor = [t for t in texts if t["ratio"] < (3 if t["px"] >= 24 else 4.5)]
+    assert not poor, poor
 
 
 def _record_frames(person: Person, sent: list[bytes], received: list[dict[str, Any]]) -> None:
@@ -96,6 +105,7 @@ def test_send_to_the_next_player_by_messages_share_or_copied_link(person: Make) 
     send = ana.page.get_by_role("button", name="Send to Ben", exact=True)
     expect(send).to_be_visible()
     expect(ben.page.locator("[data-send]")).to_have_count(0)
+    _readable(ana, "#app .send-bar, #app .send-bar *")
     # No share sheet in this browser (Chromium on Linux has none): the room link is copied.
     assert ana.page.evaluate("typeof navigator.share") == "undefined"
     send.click()
@@ -124,6 +134,7 @@ def test_send_to_the_next_player_by_messages_share_or_copied_link(person: Make) 
     ana.page.get_by_role("button", name="Add Ben's number").click()
     sheet = ana.page.get_by_role("dialog", name="Ben's phone number")
     expect(sheet).to_contain_text("Numbers stay on this device; Parlor never sees them.")
+    _readable(ana, "[data-panel=phone] *")
     sheet.get_by_label("Ben's number").fill(NUMBER)
     sheet.get_by_role("button", name="Save").click()
     expect(sheet).to_have_count(0)
@@ -176,6 +187,7 @@ def test_your_games_show_whose_turn_and_open_the_game(person: Make) -> None:
     expect(his).to_contain_text("with Ana")
     expect(his).to_contain_text(re.compile(r"last move (just now|\d+ min ago)"))
     expect(ben.page).to_have_title("(1) Your turn · Parlor")
+    _readable(ben, "[data-held-seats] *")
     ben.page.get_by_role(
         "button", name=re.compile(f"^Return to your game: Floor, room {code}")
     ).click()
@@ -269,6 +281,7 @@ def test_a_seat_moves_to_another_device_by_its_link_or_its_code(person: Make) ->
     assert re.fullmatch(r"[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}", handoff), handoff
     link = ana.page.locator("[data-handoff-link]").get_attribute("href")
     assert link == f"{ana.url}/r/{code}#claim={handoff}"
+    _readable(ana, "[data-handoff-code], [data-handoff-code] *, .mode-line")
     # Her laptop (a browser of its own) opens the link: the seat is there, the code gone from
     # the address; the phone's page says where the seat went.
     laptop = person("Ana", phone=False)
