@@ -1032,7 +1032,8 @@ function handleError(msg) {
       room.notice = "There is no room with this code (or it has expired).";
       return;
     case "kicked":
-      seatGone(room, remembered.movingUntil(room.code) > Date.now());
+      // The server says when the seat moved to another device (it is still a person's seat).
+      seatGone(room, msg.moved === true);
       return;
     case "conflict":
     case "unavailable":

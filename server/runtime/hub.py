@@ -315,8 +315,9 @@ class Hub:
                 index = room.index_of(conn.seat_id)
                 held_by = None if index is None else room.seats[index].token_hash
                 if held_by is None or conn.token_hash not in (None, held_by):
-                    # Given up, taken away (a bot plays it), or moved to another device.
-                    self._revoke(conn)
+                    # Given up, taken away (a bot plays it), or moved to another device (still
+                    # a person's seat, under another token).
+                    self._revoke(conn, moved=held_by is not None)
                     continue
             due.append((conn, index))
         # Planned first, so that the states say when a bot takes over a dropped player's seat.
@@ -379,8 +380,12 @@ class Hub:
             held.rewinding = False
             self._local.release(held)
 
-    def _revoke(self, conn: Connection) -> None:
-        """The connection's seat was given up or taken away (kick, leave from another tab)."""
-        conn.send(error(ErrorCode.KICKED, "This seat is no longer yours"))
+    def _revoke(self, conn: Connection, *, moved: bool = False) -> None:
+        """The connection's seat was given up or taken away (kick, leave from another tab), or
+        ``moved`` to another device (``handoff``: the error says so, with ``moved: true``)."""
+        if moved:
+            conn.send(error(ErrorCode.KICKED, "This seat moved to another device", moved=True))
+        else:
+            conn.send(error(ErrorCode.KICKED, "This seat is no longer yours"))
         conn.close_after_pending(CloseCode.KICKED, "seat revoked")
         self.detach(conn)

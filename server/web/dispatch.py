@@ -106,7 +106,7 @@ def seated(
     if token_hash is not None:
         index = room.index_of(seat_id)
         if index is not None and room.seats[index].token_hash not in (None, token_hash):
-            raise RoomError(ErrorCode.KICKED, "This seat moved to another device")
+            raise RoomError(ErrorCode.KICKED, "This seat moved to another device", moved=True)
     if isinstance(message, Leave) and room.index_of(seat_id) is None:
         # The seat is gone: this leave (resent after a lost reply) or a kick came first.
         return Change(room, None, seat_id)

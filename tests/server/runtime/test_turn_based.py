@@ -382,8 +382,9 @@ async def test_a_seat_moves_to_another_device_and_the_old_token_stops_working() 
         assert moved.status_code == 200, moved.text
         new_token = moved.json()["token"]
         assert new_token != old_token and moved.json()["seat"] is not None
-        # The phone's connection is told its seat is gone, and the old token opens nothing.
-        await phone.error("kicked")
+        # The phone's connection is told its seat moved, and the old token opens nothing.
+        told = await phone.error("kicked")
+        assert told["moved"] is True and "another device" in told["message"]
         stale = await Client.open(server.ws, code)
         await stale.send({"type": "resume", "token": old_token})
         await stale.error("bad_token")
