@@ -347,6 +347,12 @@ class NumberSwap(Game[State, AnyAction]):
         self._last_to_act = (state, seats)
         return seats
 
+    def waiting_for(self, state: State) -> frozenset[int]:
+        # R10: the last mover's open undo is optional: the game waits for the current seat only.
+        if state.phase is Phase.TURN and state.current is not None:
+            return frozenset((state.current,))
+        return self.to_act(state)
+
     def waiting_reason(self, state: State, seat: int) -> str:
         if state.phase is Phase.ROUND_END:
             return "You are ready; waiting for the others to press Next round"
@@ -392,7 +398,9 @@ class NumberSwap(Game[State, AnyAction]):
             return state, events
         # Platform ruling (move bound): the game ends where it stands; the round in progress is
         # not scored, the running totals rank the players (see result).
-        state = replace(state, phase=Phase.OVER, current=None, undo=None)
+        # R11: no round follows, so picks made in it are discarded, as after the final round.
+        picks = (None,) * state.seats if state.by_text else ()
+        state = replace(state, phase=Phase.OVER, current=None, undo=None, picks=picks)
         result = self.result(state)
         assert result is not None
         events.append(

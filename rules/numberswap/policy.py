@@ -14,6 +14,9 @@ drawn card, how many cards are face down, who (if anyone) has ended the round.
   second-best move.
 * ``easy`` keeps any low card it sees, never hunts columns, turns up cards in order, and goes
   out without looking at the others' grids.
+
+Played by text (R11), every level picks its two cards (blind on a last turn, or as the round's
+ender first thing in the next) at random in two different columns.
 """
 
 from __future__ import annotations

@@ -459,3 +459,16 @@ def test_by_text_view_is_the_live_view_plus_picks():
     live = GAME.view(GAME.new_game(3, None, 1), 0)
     assert {k: v for k, v in text.items() if k != "picks"} == live
     assert text["picks"] == [None, None, None]
+
+
+def test_by_text_picks_are_discarded_when_the_move_bound_ends_the_game():
+    """Platform ruling (move bound), R11: no round follows, so the picks go."""
+    state = ended(moves=GAME.move_bound - 2)
+    state, _ = GAME.apply(state, 1, pick(0, 1))
+    assert GAME.result(state) is not None and state.picks == (None, None, None)
+
+
+def test_by_text_the_game_waits_for_the_current_seat_only_while_an_undo_is_open():
+    """R10: an open undo is optional: the game waits for the seat to move, not the undoer."""
+    state, _ = last_turn(ended(), 1, (2, 7))
+    assert GAME.to_act(state) == {1, 2} and GAME.waiting_for(state) == {2}
