@@ -125,21 +125,9 @@ async def create_room(request: Request) -> Response:
         return _refuse(
             ErrorCode.FLOOD, "Too many rooms created from your address; try again in a minute", 429
         )
-    try:
-        async with asyncio.timeout(instance.settings.body_timeout):
-            body = await _read_body(request, MAX_BODY)
-    except TimeoutError:
-        return _refuse(ErrorCode.BAD_MESSAGE, "The request body did not arrive in time", 408)
-    if body is None:
-        return _refuse(ErrorCode.TOO_BIG, f"The request body is limited to {MAX_BODY} bytes", 413)
-    try:
-        data = json.loads(body or b"{}")
-    except (ValueError, RecursionError):
-        return _refuse(ErrorCode.BAD_MESSAGE, "The body must be a JSON object", 400)
-    try:
-        wanted = create_room_body.validate_python(data)
-    except ValidationError as exc:
-        return _refuse(ErrorCode.BAD_MESSAGE, f"Malformed room: {readable(exc, 'body')}", 400)
+    wanted = await _json_body(request, create_room_body, "room")
+    if isinstance(wanted, Response):
+        return wanted
     try:
         room = await instance.service.create(
             wanted.game, wanted.options, wanted.turn_timer, wanted.key, Mode(wanted.mode)
