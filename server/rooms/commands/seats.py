@@ -126,7 +126,17 @@ def without(room: Room, seat_id: int, now: float, kind: str) -> Change:
     else:
         # Mid-game the seat must stay: a bot plays it from now on (and a bot contributes
         # nothing to the next deal).
-        seats = with_seat(room, index, replace(seat, token_hash=None, away=False, commitment=""))
+        # A device move under way goes with the person (its code must not bring them back).
+        gone = replace(
+            seat,
+            token_hash=None,
+            away=False,
+            commitment="",
+            handoff="",
+            handoff_until=0.0,
+            turn_only=False,
+        )
+        seats = with_seat(room, index, gone)
     new = bump(room, now, seats=seats, host=None if room.host == seat_id else room.host)
     new = replace(new, host=host_after(new, seats))
     return Change(new, {"kind": kind, "seat_id": seat_id}, seat_id)
@@ -177,7 +187,7 @@ def back(room: Room, seat_id: int, now: float, *, max_pause: float = math.inf) -
     index, seat = find_seat(room, seat_id)
     if not seat.away:
         return Change(room, None, seat_id)
-    seats = with_seat(room, index, replace(seat, away=False, covered=0))
+    seats = with_seat(room, index, replace(seat, away=False, covered=0, turn_only=False))
     new = bump(room, now, seats=seats, max_pause=max_pause)
     return Change(new, {"kind": "back", "seat_id": seat_id}, seat_id)
 
@@ -240,7 +250,7 @@ def claim(room: Room, code_hash: str, token_hash: str, now: float) -> Change:
     if held is not None:
         return Change(room, None, held.id)
     for index, seat in enumerate(room.seats):
-        if seat.handoff and seat.handoff == code_hash and now < seat.handoff_until:
+        if seat.handoff and seat.handoff == code_hash and now < seat.handoff_until and not seat.bot:
             moved = replace(seat, token_hash=token_hash, handoff="", handoff_until=0.0)
             new = bump(room, now, seats=with_seat(room, index, moved))
             return Change(new, {"kind": "claim", "seat_id": seat.id}, seat.id)

@@ -326,6 +326,38 @@ async def test_a_bot_seat_moves_in_a_turn_based_room_nobody_has_open() -> None:
                 "the bot played its whole turn with nobody there; it is Ana's turn again"
             )
         assert not list(server.instance.service.local)
+        assert server.instance.waker.moves > 0, "the waker made the bot's moves"
+
+
+async def test_the_waker_leaves_a_bot_s_turn_to_the_page_that_has_the_room_open() -> None:
+    """A bot's turn in a room someone has open is played by that instance at the bot delay;
+    the waker steps in only once the room has not changed for the grace (15 s)."""
+    clock = Clock()
+    # A bot delay no test reaches: only the waker plays the bot here.
+    settings = TEST_SETTINGS.model_copy(update={"bot_delay": 10_000.0})
+    async with serve(settings, MemoryStore(clock=clock)) as server:
+        on_clock(server, clock)
+        code = (await create(server.http, "warp99"))["code"]
+        ana = await Client.open(server.ws, code)
+        await ana.join("Ana")
+        await ana.send({"type": "add_bot", "level": "easy"})
+        await ana.until(lambda m: m["type"] == "state" and len(m["room"]["seats"]) == 2)
+        await start(ana)
+        token = ana.welcome["token"]  # type: ignore[index]
+        await ana.close()
+        service, waker = server.instance.service, server.instance.waker
+        room = await service.get(code)
+        if 0 in room.game.waiting_for(room.state):
+            await visit(server.ws, code, token, random.Random(7))  # Ana's first turn
+        room = await service.get(code)
+        assert room.game.waiting_for(room.state) == {1}, "the bot's turn"
+        assert await waker.look() == 0, "changed just now: left to a page that has it open"
+        clock.now += 14
+        assert await waker.look() == 0
+        clock.now += 2
+        assert await waker.look() >= 1, "nobody moved it for the grace: the waker does"
+        room = await service.get(code)
+        assert room.game.waiting_for(room.state) == {0}, "the bot's whole turn, then Ana's"
 
 
 async def test_your_games_answers_only_for_the_tokens_held() -> None:
@@ -462,4 +494,58 @@ async def test_number_swap_plays_by_text_in_a_turn_based_room_only() -> None:
         room = await server.instance.service.get(turns["code"])
         assert room.options == {**turns["options"], "target_score": 50}
         assert room.options["by_text"] is True
+        await host.close()
+
+
+async def test_a_kicked_player_s_device_move_code_no_longer_takes_the_seat() -> None:
+    clock = Clock()
+    async with memory_server(clock) as server:
+        code = (await create(server.http, "floor"))["code"]
+        host_token, ben_token = await seat_up(server.ws, code, ["Ana", "Ben"])
+        ben = await Client.open(server.ws, code)
+        await ben.resume(ben_token)
+        await ben.send({"type": "handoff"})
+        once = (await ben.until(lambda m: m["type"] == "ack"))["handoff"]["code"]
+        host = await Client.open(server.ws, code)
+        await host.resume(host_token)
+        ben_id = ben.welcome["id"]  # type: ignore[index]
+        seq = host.next_seq()
+        await host.send({"type": "kick", "seq": seq, "id": ben_id})
+        await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        # Ben's seat is a bot's now, and the code he was shown does not make it his again.
+        taken = await claim(server.http, code, once, "bens-laptop-0123456789")
+        assert taken.status_code == 403 and taken.json()["code"] == "bad_token"
+        room = await server.instance.service.get(code)
+        assert room.seats[room.index_of(ben_id)].bot
+        assert not room.seats[room.index_of(ben_id)].handoff
+        await host.close()
+        await ben.close()
+
+
+async def test_a_host_s_sit_out_lasts_past_one_turn_in_a_turn_based_room() -> None:
+    clock = Clock()
+    async with memory_server(clock) as server:
+        code = (await create(server.http, "warp99"))["code"]
+        host_token, _ = await seat_up(server.ws, code, ["Ana", "Ben"])
+        host = await Client.open(server.ws, code)
+        await host.resume(host_token)
+        ben_id = 2
+        seq = host.next_seq()
+        await host.send({"type": "sit_out", "seq": seq, "id": ben_id})
+        await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        rnd = random.Random(3)
+        for _ in range(3):
+            # Ana plays her turn; the bot plays Ben's, and Ben's seat stays sat out.
+            state = host.state
+            assert state is not None
+            while 0 not in state["room"].get("waiting", []):
+                state = await host.until(lambda m: m["type"] == "state")
+                if state["view"]["over"]:
+                    return
+            while state["view"]["legal"] and 0 in state["room"]["waiting"]:
+                sent = await host.act(choose(state["view"], rnd))
+                await host.until(lambda m, sent=sent: m["type"] == "ack" and m["seq"] == sent)
+                state = await host.state_at_least(state["version"] + 1)
+            room = await server.instance.service.get(code)
+            assert room.seats[room.index_of(ben_id)].away, "still a bot's until Ben is back"
         await host.close()
