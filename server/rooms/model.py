@@ -77,6 +77,10 @@ class Seat:
     #: (server clock) it can be exchanged for a new seat token.
     handoff: str = ""
     handoff_until: float = 0.0
+    #: Away for one turn only: a turn-based room's turn timer ran out and a bot plays this
+    #: turn; once the seat is no longer waited for it is the person's again (a host's
+    #: ``sit_out`` lasts until the person comes back, as in a live room).
+    turn_only: bool = False
     memo: Memo = field(default_factory=Memo, init=False, repr=False, compare=False)
 
     @property
@@ -88,8 +92,9 @@ class Seat:
             *(self.id, self.name, self.token_hash, self.away, self.last_seq, self.acks),
             *(self.covered, self.level, self.commitment),
         ]
-        if self.handoff:
-            form += [self.handoff, self.handoff_until]
+        if self.handoff or self.turn_only:
+            # Stored only while they are set (a live room's seats keep their old form).
+            form += [self.handoff, self.handoff_until, self.turn_only]
         return form
 
 
@@ -480,8 +485,10 @@ def _sealing(raw: list[Any]) -> Sealing:
 
 def _seat(raw: list[Any]) -> Seat:
     acks = tuple((int(a[0]), int(a[1]), str(a[2])) for a in raw[5])
-    # A device move under way is stored only while there is one.
+    # A device move under way and a one-turn cover are stored only while set.
     handoff, until = (raw[9], raw[10]) if len(raw) > 10 else ("", 0.0)
+    turn_only = bool(raw[11]) if len(raw) > 11 else False
     return Seat(
-        *(raw[0], raw[1], raw[2], raw[3], raw[4], acks, raw[6], raw[7], raw[8], handoff, until)
+        *(raw[0], raw[1], raw[2], raw[3], raw[4], acks, raw[6], raw[7], raw[8], handoff, until),
+        turn_only=turn_only,
     )

@@ -77,7 +77,7 @@ def play_action(
     game = room.game
     action = game.parse_action(raw_action)
     if seat.away or seat.covered:
-        seats = with_seat(room, index, replace(seat, away=False, covered=0))
+        seats = with_seat(room, index, replace(seat, away=False, covered=0, turn_only=False))
     else:
         seats = room.seats
     return apply_action(room, index, action, now, seats, max_pause, "act")
@@ -148,9 +148,9 @@ def _turn_played(room: Room, index: int) -> Room:
     out): once the seat is no longer to act, it is the person's again (still counting the
     moves the bot made, to tell them)."""
     seat = room.seats[index]
-    if not room.turn_based or not seat.away or index in room.game.waiting_for(room.state):
+    if not seat.turn_only or index in room.game.waiting_for(room.state):
         return room
-    return replace(room, seats=with_seat(room, index, replace(seat, away=False)))
+    return replace(room, seats=with_seat(room, index, replace(seat, away=False, turn_only=False)))
 
 
 def timeout(
@@ -196,7 +196,8 @@ def timeout(
         played = apply_action(room, index, action, now, room.seats, max_pause, "timeout")
         return replace(played, entry={**(played.entry or {}), "pause": True}, seat_id=None)
     kind = "timeout" if connected is None else "takeover"
-    away = replace(room.seats[index], away=True, covered=0)
+    # In a turn-based room the bot covers this one turn only (see _turn_played).
+    away = replace(room.seats[index], away=True, covered=0, turn_only=room.turn_based)
     action = bot_action(room, index)
     if action is None:
         # Nothing the seat must do: it is only marked away (bots play it from now on).
