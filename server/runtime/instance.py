@@ -64,7 +64,7 @@ class Instance:
         self.bots = Bots(self.service, settings.bot_delay, settings.away_grace)
         self.hub = Hub(self.service, self.store, self.bots, settings, self.metrics)
         #: Moves turn-based rooms on that nobody has open (server/runtime/waker.py).
-        self.waker = Waker(self.service, settings.wake_interval)
+        self.waker = Waker(self.service, settings.wake_interval, settings.away_grace)
         self.service.on_saved = self.hub.on_saved
         self.service.on_loaded = self.hub.on_loaded
         self.metrics.gauges["parlor_connections"] = lambda: self.hub.connection_count

@@ -408,6 +408,10 @@ class RoomService:
             self._saved(step, tag, outcomes)
             await self._rewake(cached.room, step.room)
             break
+        settled = [o for o in outcomes if isinstance(o, Change) and o.settled]
+        if settled:
+            # Applied by a save whose reply was lost: index the room as it now is.
+            await self._rewake(None, settled[-1].room)
         if None not in outcomes:
             return outcomes  # type: ignore[return-value]
         busy = RoomError(ErrorCode.CONFLICT, "The room is too busy right now; try again")
@@ -511,15 +515,22 @@ class RoomService:
         """How long the room lives after this change: a turn-based room, for days."""
         return self.settings.turn_room_ttl if room.turn_based else self.settings.room_ttl
 
-    async def _rewake(self, before: Room, after: Room) -> None:
+    async def _rewake(self, before: Room | None, after: Room) -> None:
         """Keep the store's wake index (``Store.set_wake``) in step with a turn-based room's
-        next move that no browser will make. Not part of the save: a write lost here delays
-        that move until the room is next changed or opened, and is logged."""
+        next move that no browser will make, after every save of one: written only where the
+        entry is still what this save's room had (``expected``), so a late write from an older
+        save never removes a newer one's entry. Not part of the save: a write lost here (and
+        logged) is made again by the room's next save, or when it is next opened. ``before``
+        None: the change was found in the store after its save's reply was lost (the entry is
+        written as the room now is)."""
+        if not after.turn_based:
+            return  # a live room is moved on only while someone is in it
         wake = commands.wake_at(after)
-        if wake == commands.wake_at(before):
-            return  # (a live room's is always 0)
+        old = None if before is None else commands.wake_at(before)
+        if wake == 0 and old == 0:
+            return
         try:
-            await self.store.set_wake(after.code, wake)
+            await self.store.set_wake(after.code, wake, expected=old)
         except StoreError as exc:
             log.warning("could not index %s's next move: %s", after.code, exc)
 

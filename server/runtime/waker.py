@@ -33,9 +33,12 @@ MOVES_PER_LOOK = 64
 
 
 class Waker:
-    def __init__(self, service: RoomService, interval: float) -> None:
+    def __init__(self, service: RoomService, interval: float, bot_grace: float = 15.0) -> None:
         self._service = service
         self._interval = interval
+        #: How long after a room's last change a bot's turn waits for this: a room someone
+        #: has open has its bots moved by the instance serving it, at the bot delay.
+        self._bot_grace = bot_grace
         self._task: asyncio.Task[None] | None = None
         #: Moves made since the start (for tests and metrics).
         self.moves = 0
@@ -63,34 +66,47 @@ class Waker:
         the number of moves made."""
         service = self._service
         made = 0
-        for code, _ in await service.store.due(service.clock(), WAKE_SLICE):
-            made += await self._wake(code)
+        for code, at in await service.store.due(service.clock(), WAKE_SLICE):
+            made += await self._wake(code, at)
         return made
 
-    async def _wake(self, code: str) -> int:
+    async def _wake(self, code: str, at: float) -> int:
+        """Move room ``code`` on, whose entry in the index says ``at``; then leave the entry
+        saying when it is next due (the saves do that as they go), or later if the room could
+        not be moved now, so that it does not stand before the others at every look."""
         service = self._service
+        store = service.store
         made = 0
         for _ in range(MOVES_PER_LOOK):
             room = await service.get(code)
+            now = service.clock()
             wake = 0.0 if room is None else commands.wake_at(room)
-            if room is None or wake == 0 or wake > service.clock():
-                # Nothing due (any more): the index says so from now on.
-                await service.store.set_wake(code, wake)
+            if room is not None and wake and not made and commands.seats_to_act(room)[0]:
+                # A bot's turn: the instance serving the room (if any) plays it at the bot
+                # delay; only one that nobody has moved on for a while is this one's to play
+                # (and the rest of the bots' turns after it, at once).
+                wake = max(wake, room.changed_at + self._bot_grace)
+            if room is None or wake == 0 or wake > now:
+                # Nothing due (any more): the entry says when it is, unless a save changed it
+                # since it was read.
+                await store.set_wake(code, wake, expected=at)
                 return made
             try:
                 await service.change(code, _move(room, service))
-            except Stale:
-                # Someone moved first (look at the room again), or the move is not due after
-                # all (the next look tries again).
+            except (Stale, ParlorError) as exc:
                 fresher = await service.get(code)
-                if fresher is not None and fresher.version == room.version:
-                    return made
-                continue
-            except ParlorError as exc:
-                log.info("moving %s on skipped: %s", code, exc.message)
+                if isinstance(exc, Stale) and (fresher is None or fresher.version != room.version):
+                    # Someone moved first: look at the room again.
+                    at = 0.0 if fresher is None else commands.wake_at(fresher)
+                    continue
+                # Not due after all, or refused: try again at a later look.
+                log.info("moving %s on skipped: %s", code, getattr(exc, "message", exc))
+                await store.set_wake(code, now + self._interval, expected=at)
                 return made
             made += 1
             self.moves += 1
+            fresher = service.cached(code)
+            at = 0.0 if fresher is None else commands.wake_at(fresher)
         return made
 
 

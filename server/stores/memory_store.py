@@ -125,7 +125,10 @@ class MemoryStore(Store):
     async def codes(self, limit: int) -> list[str]:
         return [code for code in list(self._rooms) if self._live(code)][:limit]
 
-    async def set_wake(self, code: str, at: float) -> None:
+    async def set_wake(self, code: str, at: float, expected: float | None = None) -> None:
+        held = self._wakes.get(code)
+        if expected is not None and held is not None and held not in (expected, at):
+            return
         if at > 0:
             self._wakes[code] = at
         else:

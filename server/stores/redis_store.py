@@ -96,6 +96,21 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
 return redis.call('LRANGE', KEYS[2], 0, -1)
 """
 
+# KEYS: wakes. ARGV: code, at, expected ("" for none). See Store.set_wake.
+_WAKE = """
+local held = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if ARGV[3] ~= '' and held then
+  local n = tonumber(held)
+  if n ~= tonumber(ARGV[3]) and n ~= tonumber(ARGV[2]) then return 0 end
+end
+if tonumber(ARGV[2]) > 0 then
+  redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+else
+  redis.call('ZREM', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
 # KEYS: room, presence. ARGV: instance, claim, channel, notice
 _PRESENCE = """
 local ttl = redis.call('PTTL', KEYS[1])
@@ -240,6 +255,7 @@ class RedisStore(Store):
         self._saves = LeanConnection(url, timeout) if self._lean else self._creates
         self._presence = self._redis.register_script(_PRESENCE)
         self._archive = self._redis.register_script(_ARCHIVE)
+        self._wake_script = self._redis.register_script(_WAKE)
         self._on_notice: NoticeHandler | None = None
         #: Rooms whose notices this instance wants (see :meth:`watch`).
         self._watched: set[str] = set()
@@ -480,11 +496,11 @@ class RedisStore(Store):
             raise StoreUnavailable(str(exc) or type(exc).__name__) from exc
         return found
 
-    async def set_wake(self, code: str, at: float) -> None:
-        if at > 0:
-            await self._call(self._redis.zadd(keys.WAKES, {code: at}))
-        else:
-            await self._call(self._redis.zrem(keys.WAKES, code))
+    async def set_wake(self, code: str, at: float, expected: float | None = None) -> None:
+        condition = "" if expected is None else repr(float(expected))
+        await self._call(
+            self._wake_script(keys=[keys.WAKES], args=[code, repr(float(at)), condition])
+        )
 
     async def due(self, now: float, limit: int) -> list[tuple[str, float]]:
         found = await self._call(

@@ -370,8 +370,12 @@ class SqliteStore(Store):
 
         return await self._run(codes)
 
-    async def set_wake(self, code: str, at: float) -> None:
+    async def set_wake(self, code: str, at: float, expected: float | None = None) -> None:
         def set_wake(db: sqlite3.Connection) -> None:
+            if expected is not None:
+                row = db.execute("SELECT at FROM wakes WHERE code = ?", (code,)).fetchone()
+                if row is not None and row[0] not in (expected, at):
+                    return
             if at > 0:
                 db.execute("INSERT OR REPLACE INTO wakes (code, at) VALUES (?, ?)", (code, at))
             else:

@@ -174,12 +174,13 @@ class Store(ABC):
         """Seconds until the room expires, None if it does not exist."""
 
     @abstractmethod
-    async def set_wake(self, code: str, at: float) -> None:
+    async def set_wake(self, code: str, at: float, expected: float | None = None) -> None:
         """Remember that room ``code`` needs a move at ``at`` (seconds since the epoch) that
         no browser will make (a turn-based room's bot turn or turn timer), or forget it
-        (``at`` 0). One index for every room, written after the room's save (not in its
-        atomic step: a lost write only delays the move until the room is next opened or
-        saved)."""
+        (``at`` 0). One index for every room, written after the room's save, not in its
+        atomic step. With ``expected`` the write is made only if the room's entry is absent,
+        ``expected`` (what the writer last knew) or ``at`` already: a write from an older look
+        at the room, arriving late, never removes or moves the entry a newer one made."""
 
     @abstractmethod
     async def due(self, now: float, limit: int) -> list[tuple[str, float]]:

@@ -345,6 +345,19 @@ async def test_the_wake_index_gives_the_due_rooms_soonest_first(store: Store) ->
     ]
 
 
+async def test_a_late_wake_write_from_an_older_look_changes_nothing(store: Store) -> None:
+    """``expected``: written only over an absent entry, the one expected, or the same time."""
+    await store.set_wake("ROOMS", 500.0, expected=0.0)  # absent: written
+    await store.set_wake("ROOMS", 0.0, expected=100.0)  # an older look's "nothing due": no
+    await store.set_wake("ROOMS", 300.0, expected=100.0)  # nor its "due at 300"
+    assert await store.due(1000.0, 10) == [("ROOMS", 500.0)]
+    await store.set_wake("ROOMS", 500.0, expected=200.0)  # the same time: fine either way
+    await store.set_wake("ROOMS", 900.0, expected=500.0)  # moved on from what is there
+    assert await store.due(1000.0, 10) == [("ROOMS", 900.0)]
+    await store.set_wake("ROOMS", 0.0, expected=900.0)
+    assert await store.due(1000.0, 10) == []
+
+
 def test_notice_round_trips() -> None:
     sent = Notice(NoticeKind.CHANGE, "ABCDE", 12, "inst 1")
     assert Notice.decode(sent.encode()) == sent
