@@ -44,6 +44,11 @@ def room_info(
         "seats": [seat_info(seat, connected) for seat in room.seats],
         **deal_info(room),
     }
+    if room.turn_based and room.phase is Phase.PLAYING and room.state is not None:
+        # Whose turn it is, as "Your games" says it: the seats the game waits for (not one
+        # that only may act, such as Number Swap's open undo), so a page knows whom to send
+        # the turn to (docs/protocol.md, "Live and turn-based rooms").
+        info["waiting"] = sorted(room.game.waiting_for(room.state))
     if takeovers:
         coming = [
             {"seat": index, "at": takeovers[seat.id]}

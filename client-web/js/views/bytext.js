@@ -101,13 +101,15 @@ export function smsLink(number, body) {
 
 /** The people (names) this page would send the turn to now, or null: a turn-based room, you
  * seated, the game going, not your move, the last move a person made themselves yours, and
- * people (not bots) to act. */
+ * people (not bots) the game waits for. */
 export function recipients(room) {
   const state = room.state;
   const info = state && state.room;
   const view = state && state.view;
   if (!byText(info) || state.you === null || info.phase !== "playing" || !view || view.over) return null;
-  const toAct = view.to_act || [];
+  // Whom the game waits for (the server's `waiting`): not a seat that only may act, such as
+  // Number Swap's last mover with an undo open, who has made their move all the same.
+  const toAct = info.waiting || view.to_act || [];
   if (toAct.includes(state.you) || !room.lastMover || room.lastMover.seat !== state.you) return null;
   const names = toAct.filter((i) => info.seats[i] && !info.seats[i].bot).map((i) => info.seats[i].name);
   return names.length ? names : null;
