@@ -34,7 +34,7 @@ from rules import all_games, get_game
 from rules.contract import Game
 from rules.rng import Rng
 
-FIELDS = ("random", "v1")
+FIELDS = ("random", "v1", "reference")
 
 #: ``policy(game, state, seat, rng, rnd) -> action | None`` (None: this seat waits).
 Policy = Callable[[Game[Any, Any], Any, int, Rng, random.Random], Any]
@@ -46,6 +46,12 @@ def _random(game: Game[Any, Any], state: Any, seat: int, rng: Rng, rnd: random.R
 
 def _v1(game: Game[Any, Any], state: Any, seat: int, rng: Rng, rnd: random.Random) -> Any:
     return import_module(f"rules.{game.id}.policy_v1").choose(state, seat, rng)
+
+
+def _reference(game: Game[Any, Any], state: Any, seat: int, rng: Rng, rnd: random.Random) -> Any:
+    """The game's reference casual player (``bench/reference/<game>.py``): how a decent person
+    plays from the rules page, written without the bots' code in view (issue 31)."""
+    return import_module(f"bench.reference.{game.id}").choose(game, state, seat, rnd)
 
 
 def _bot(level: str | None) -> Policy:
@@ -62,11 +68,13 @@ def policy(name: str) -> Policy:
         return _random
     if name == "v1":
         return _v1
+    if name == "reference":
+        return _reference
     if name == "bot":
         return _bot(None)
     if name.startswith("bot:"):
         return _bot(name.removeprefix("bot:"))
-    raise ValueError(f"unknown policy {name!r}: random, v1, bot or bot:<level>")
+    raise ValueError(f"unknown policy {name!r}: random, v1, reference, bot or bot:<level>")
 
 
 @dataclass(frozen=True)
