@@ -77,6 +77,18 @@ def policy(name: str) -> Policy:
     raise ValueError(f"unknown policy {name!r}: random, v1, reference, bot or bot:<level>")
 
 
+#: A mixed field (issue 31's largest table): the seat after the tested one plays the reference
+#: player, every other seat the normal bot.
+MIXED = "reference+normal"
+
+
+def _field_of(field: str, after: int) -> str:
+    """The policy of the seat ``after`` seats after the tested one, in field ``field``."""
+    if field == MIXED:
+        return "reference" if after == 1 else "bot:normal"
+    return field
+
+
 @dataclass(frozen=True)
 class Run:
     game: str
@@ -108,7 +120,10 @@ def play_one(run: Run, index: int) -> tuple[float, int, str]:
     rnd = random.Random(seed)
     rng = Rng.from_seed(seed)
     tested = index % run.seats
-    policies = [policy(run.bot) if s == tested else policy(run.field) for s in range(run.seats)]
+    policies = [
+        policy(run.bot) if s == tested else policy(_field_of(run.field, (s - tested) % run.seats))
+        for s in range(run.seats)
+    ]
 
     def step(state: Any) -> Any:
         nonlocal rng
@@ -220,7 +235,12 @@ def main() -> None:
     parser.add_argument("game", nargs="?", help="one game id (default: every game)")
     parser.add_argument("--seats", type=int, action="append", help="repeatable; default 2, 4, max")
     parser.add_argument("--bot", default="bot", help="the policy tested: bot, bot:<level>, v1, …")
-    parser.add_argument("--field", action="append", help="the other seats: random, v1, bot, …")
+    parser.add_argument(
+        "--field",
+        action="append",
+        help="the other seats: random, v1, reference, bot, bot:<level>, or reference+normal "
+        "(one reference player, the rest normal bots)",
+    )
     parser.add_argument("--games", type=int, default=400, help="per table row")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cap", type=int, default=30_000, help="actions before a game is stopped")
