@@ -267,6 +267,56 @@ def test_number_swap_by_text_shows_the_blind_picks_turned_up_at_the_new_round(
         expect(mini.nth(pos)).to_have_text(_numeral(card))
 
 
+def _caught_up(someone: Person, other: Person) -> None:
+    """``someone``'s page has every change that ``other``'s page has."""
+    someone.wait_version_above(other.version - 1)
+
+
+def _flip_two(someone: Person) -> None:
+    """Round 1's opening flips (the first two face-down cards), waited for until applied."""
+    version = someone.version
+    cells = someone.page.locator("#app .tray-hand [data-legal=cell]")
+    cells.first.click()
+    cells.first.click()
+    someone.wait_version_above(version)
+
+
+def test_send_shows_after_a_number_swap_move_that_can_still_be_undone(person: Make) -> None:
+    ana, ben = person("Ana"), person("Ben", phone=False)
+    _start(ana, ben, "numberswap", {"target_score": 1000})
+    _flip_two(ana)
+    _caught_up(ben, ana)
+    _flip_two(ben)
+    _caught_up(ana, ben)
+    # Both have flipped: the turn starts (whose, the cards showing say: R3).
+    starter = _to_act(ben)
+    assert len(starter) == 1 and _to_act(ana) == starter, (starter, _to_act(ana))
+    if starter == [1]:
+        # Ben starts: a move that cannot be undone (the draw shows a card), then it is Ana's.
+        ben.page.locator("#app [data-legal=draw]").click()
+        ben.page.get_by_role("button", name="Discard, turn one up").click()
+        ben.page.locator("#app .tray-hand [data-legal=cell]").first.click()
+    expect(ana.page.locator("body")).to_have_attribute("data-my-turn", "true")
+    # Ana takes the discard onto a face-up card: it reveals nothing, so her undo stays open.
+    ana.page.locator("#app [data-legal=take]").click()
+    ana.page.locator("#app .tray-hand [data-legal=cell][data-up]").first.click()
+    undo = ana.page.get_by_role("button", name="Undo my last move")
+    expect(undo).to_be_visible()
+    # The game's to_act still holds her (she may undo), but the game waits for Ben: she may
+    # send him the turn now, without waiting for her undo to close.
+    assert _to_act(ana) == [0, 1]
+    expect(ana.page.get_by_role("button", name="Send to Ben", exact=True)).to_be_visible()
+    expect(ben.page.locator("[data-send]")).to_have_count(0)
+    # Ben plays on (in his own browser): the undo closes, and it is Ana's turn again.
+    expect(ben.page.locator("body")).to_have_attribute("data-my-turn", "true")
+    ben.page.locator("#app [data-legal=draw]").click()
+    ben.page.locator("#app .tray-hand [data-legal=cell]").first.click()
+    expect(ana.page.locator("body")).to_have_attribute("data-my-turn", "true")
+    expect(undo).to_have_count(0)
+    expect(ana.page.locator("[data-send]")).to_have_count(0)
+    expect(ben.page.get_by_role("button", name="Send to Ana", exact=True)).to_be_visible()
+
+
 # -- moving a seat to another device ---------------------------------------------------------------
 
 
