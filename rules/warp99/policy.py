@@ -32,8 +32,8 @@ from rules.warp99.turn import can_flip, pile_options, row_options
 SLIP_A = 100
 SLIP_B = 60
 #: ``easy``: chance per thousand of stopping B after each play, of a random row card.
-EASY_STOP = 300
-EASY_RANDOM_ROW = 500
+EASY_STOP = 150
+EASY_RANDOM_ROW = 300
 EASY_CASH_IN = 6
 
 

@@ -244,3 +244,16 @@ def test_bot_only_games_end_at_every_level(level: str) -> None:
                 state, _ = GAME.apply(state, state.turn, action)
             result = GAME.result(state)
             assert result is not None and result.move_bound is None
+
+
+def test_easy_mostly_starts_its_row_with_its_lowest_card() -> None:
+    """easy is a sensible beginner with slips: it usually opens with its lowest card (leaving
+    room to grow the row), and only sometimes with another one."""
+    from rules.warp99 import policy
+
+    state = GAME.new_game(2, {}, 7)
+    hand = state.hands[0]
+    lowest = min(card % 11 for card in hand)
+    picks = [policy.choose(state, 0, Rng.from_seed(seed), "easy") for seed in range(300)]
+    low = sum(getattr(a, "card", -1) % 11 == lowest for a in picks)
+    assert 0.6 * len(picks) <= low < len(picks)
