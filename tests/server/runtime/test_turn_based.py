@@ -194,6 +194,13 @@ async def memory_server(clock: Clock) -> AsyncIterator[RunningServer]:
         yield on_clock(server, clock)
 
 
+async def acked(client: Client, message: dict[str, Any]) -> dict[str, Any]:
+    """Send a seated command on its next ``seq`` and wait for its acknowledgement."""
+    seq = client.next_seq()
+    await client.send({**message, "seq": seq})
+    return await client.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+
+
 async def host_sets_timer(ws: str, code: str, token: str, seconds: float) -> dict[str, Any]:
     client = await Client.open(ws, code)
     await client.resume(token)
@@ -486,11 +493,7 @@ async def test_number_swap_plays_by_text_in_a_turn_based_room_only() -> None:
         # The host changing the options keeps it so.
         host = await Client.open(server.ws, turns["code"])
         await host.join("Ana")
-        seq = host.next_seq()
-        await host.send(
-            {"type": "options", "seq": seq, "options": {"by_text": False, "target_score": 50}}
-        )
-        await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        await acked(host, {"type": "options", "options": {"by_text": False, "target_score": 50}})
         room = await server.instance.service.get(turns["code"])
         assert room.options == {**turns["options"], "target_score": 50}
         assert room.options["by_text"] is True
@@ -509,9 +512,7 @@ async def test_a_kicked_player_s_device_move_code_no_longer_takes_the_seat() -> 
         host = await Client.open(server.ws, code)
         await host.resume(host_token)
         ben_id = ben.welcome["id"]  # type: ignore[index]
-        seq = host.next_seq()
-        await host.send({"type": "kick", "seq": seq, "id": ben_id})
-        await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        await acked(host, {"type": "kick", "id": ben_id})
         # Ben's seat is a bot's now, and the code he was shown does not make it his again.
         taken = await claim(server.http, code, once, "bens-laptop-0123456789")
         assert taken.status_code == 403 and taken.json()["code"] == "bad_token"
@@ -530,9 +531,7 @@ async def test_a_host_s_sit_out_lasts_past_one_turn_in_a_turn_based_room() -> No
         host = await Client.open(server.ws, code)
         await host.resume(host_token)
         ben_id = 2
-        seq = host.next_seq()
-        await host.send({"type": "sit_out", "seq": seq, "id": ben_id})
-        await host.until(lambda m: m["type"] == "ack" and m["seq"] == seq)
+        await acked(host, {"type": "sit_out", "id": ben_id})
         rnd = random.Random(3)
         for _ in range(3):
             # Ana plays her turn; the bot plays Ben's, and Ben's seat stays sat out.
