@@ -257,3 +257,18 @@ def test_easy_mostly_starts_its_row_with_its_lowest_card() -> None:
     picks = [policy.choose(state, 0, Rng.from_seed(seed), "easy") for seed in range(300)]
     low = sum(getattr(a, "card", -1) % 11 == lowest for a in picks)
     assert 0.6 * len(picks) <= low < len(picks)
+
+
+def test_normal_often_takes_its_second_best_row_card() -> None:
+    """normal slips often (a mid-level player): over many rngs it opens its row with strong's
+    choice most of the time, but with another card a sizeable share of the time."""
+    from rules.warp99 import policy
+
+    state = GAME.new_game(2, {}, 7)
+    best = GAME.dump_action(policy.choose(state, 0, RNG, "strong"))
+    picks = [
+        GAME.dump_action(policy.choose(state, 0, Rng.from_seed(seed), "normal"))
+        for seed in range(300)
+    ]
+    same = sum(p == best for p in picks)
+    assert 0.45 * len(picks) <= same <= 0.75 * len(picks)
