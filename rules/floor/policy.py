@@ -357,9 +357,9 @@ def _candidates(state: State, seat: int, opts: Options) -> list[Scored]:
 
 #: ``easy``'s chance (in 1,000) of drawing although it could play (never with a hand that
 #: cannot wait: only Powers, or one card).
-EASY_DRAW = 300
+EASY_DRAW = 175
 #: ``easy``'s chance (in 1,000) of playing any single card that fits instead of its rule.
-EASY_ANY = 300
+EASY_ANY = 175
 
 
 def _easy(state: State, seat: int, opts: Options, rng: Rng) -> AnyAction:

@@ -224,6 +224,22 @@ def test_easy_now_and_then_draws_or_plays_any_fitting_card_instead_of_its_rule()
     assert GAME.dump_action(GAME.bot_action(state, 0, RNG, "strong"))["type"] != "draw"
 
 
+def test_easy_mostly_follows_its_rule_and_slips_about_one_play_in_three() -> None:
+    # Easy's rule here is the first fitting single Number (circle 1); it draws or plays another
+    # fitting card on about a third of its plays, so the rule's play is still most of them.
+    hand = [num(CIRCLE, 1), num(CIRCLE, 5), num(SQUARE, 3), num(STAR, 4, 1), take1(CIRCLE)]
+    state = position([hand, OPPONENT], shape=CIRCLE, number=7)
+    moves = [
+        GAME.dump_action(GAME.bot_action(state, 0, Rng.from_seed(s), "easy")) for s in range(400)
+    ]
+    first = sum(
+        m == {"type": "number", "cards": [num(CIRCLE, 1)], "shape": "circle"} for m in moves
+    )
+    draws = sum(m["type"] == "draw" for m in moves)
+    assert 40 <= draws <= 100
+    assert first >= 240
+
+
 # -- strong's look-ahead (determinised playouts) -------------------------------------------
 
 
