@@ -50,7 +50,7 @@ function wrap(room, seatNumber) {
     bytes += event.data.byteLength ?? Buffer.byteLength(event.data);
   });
   room.onStateChange((state) => {
-    if (state.version === 0) return; // seats still joining: no game yet
+    if (!state.version) return; // seats still joining: no game yet
     latest = view(state);
     if (callback !== null) deliver();
   });
