@@ -162,6 +162,8 @@ async def play_peer(server: Server, rooms: int, seconds: float, seed: int = 1) -
             {"open": lambda: mark("open"), "close": lambda: mark("close")},
             timeout=seconds + load.WARMUP + 120,
         )
+    if not result["actions"] or result["p50_ms"] is None:
+        raise RuntimeError(f"{server}: no action completed in the measured window: {result}")
     (cpu0, redis0, rss0), (cpu1, redis1, rss1) = marks["open"], marks["close"]
     per_action = max(result["actions"], 1)
     elapsed = result["seconds"]

@@ -24,9 +24,11 @@ SEED = 7
 
 
 @pytest.fixture(params=peers.PEERS)
-def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str, Any]]:
+def served(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[peers.Server, str, Any]]:
     """(peer, URL, the Redis of Colyseus + Redis or None)."""
-    peer = request.param
+    peer: peers.Server = request.param
     if not peers.installed():
         pytest.fail("bench/peers' npm packages are not installed: run scripts/bootstrap test")
     if peer == "colyseus_redis":
@@ -41,7 +43,7 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
 
 
 async def test_each_seat_sees_only_its_own_cards_and_every_view(
-    served: tuple[str, str, RedisProcess | None],
+    served: tuple[peers.Server, str, RedisProcess | None],
 ) -> None:
     peer, url, redis = served
     argv = peers.loadgen_argv(
@@ -79,3 +81,20 @@ async def test_each_seat_sees_only_its_own_cards_and_every_view(
         # Colyseus + Redis wrote its room's state to Redis.
         with redis.client() as client:
             assert client.keys("peer:colyseus:*")
+
+
+def test_ratios_are_taken_round_by_round_leaving_out_failed_runs() -> None:
+    # No figure is measured: how the runner turns runs into each peer's ratios to Parlor.
+    def runs(*cpu: float | None) -> list[dict[str, Any] | None]:
+        return [None if x is None else {"cpu": x} for x in cpu]
+
+    table: dict[peers.Server, list[dict[str, Any] | None]] = {
+        "parlor": runs(0.4, 0.5, 0.0, 0.4),
+        "colyseus": runs(0.1, 0.2, 0.1, None),
+        "colyseus_redis": runs(0.2, 0.25, 0.2, 0.2),
+        "bgio": runs(None, 0.5, 0.4, 0.5),
+    }
+    # A round where Parlor's figure is 0, or where either run failed, is left out.
+    assert peers.round_ratios(table, "colyseus", "cpu") == [0.25, 0.4]
+    assert peers.round_ratios(table, "colyseus_redis", "cpu") == [0.5, 0.5, 0.5]
+    assert peers.round_ratios(table, "bgio", "cpu") == [1.0, 1.25]
