@@ -231,7 +231,7 @@ async def compare(rooms: int, seconds: float, rounds: int) -> dict[str, Any]:
                 runs[server].append(None)
     median = {
         server: {
-            key: statistics.median(ok)
+            key: round(statistics.median(ok), 3)
             if (ok := [x[key] for x in results if x and x[key] is not None])
             else None
             for key, _ in FIGURES

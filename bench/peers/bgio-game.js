@@ -2,7 +2,7 @@
 // information by boardgame.io's own mechanism, `playerView` (run for every seat on every
 // update), turns by its turn order (the seat to act is G.toAct; a draw keeps the turn).
 
-import { DOWN, apply, newGame, seatView } from "./game.js";
+import { apply, newGame, seatView } from "./game.js";
 
 // boardgame.io's INVALID_MOVE ("INVALID_MOVE" from boardgame.io/core), written out so the
 // game module needs no import from it.
@@ -29,5 +29,3 @@ export const NumberSwap = {
   // A spectator (playerID null) sees no face-down card at all.
   playerView: ({ G, playerID }) => seatView(G, playerID === null ? -1 : Number(playerID)),
 };
-
-export { DOWN };
