@@ -12,9 +12,10 @@ pending. (``options`` reads the seat's hand, the floor and the pile sizes, nothi
   when they are close to finishing, and turns play away from them with a Swap. A hand of
   Powers is played out, so it never stalls. Then it looks ahead (:mod:`rules.floor.bot_search`):
   when its best plays are of different kinds, it tries the best of each of the top three kinds
-  on eight deals of the cards it cannot see (drawn from its view and ``rng`` only), each
-  followed by four actions of its heuristic at every seat, and plays the one that leaves it
-  best off (a win, or the fewest cards against the smallest other hand). It searches only
+  on eight deals of the cards it cannot see (six with more than two players; drawn from its
+  view and ``rng`` only), each followed by two rounds of its heuristic at every seat (two
+  actions per seat), and plays the one that leaves it best off (a win, or the fewest cards
+  against the smallest other hand). It searches only
   while every hand holds 12 cards or fewer, which bounds a decision's cost.
 * ``normal`` is ``strong`` without the look-ahead, with a slip now and then: with a small
   chance it takes its second-best play.
@@ -94,21 +95,29 @@ def choose(
         small = max(len(h) for h in state.hands) <= SEARCH_HANDS
         shortlist = _shortlist(ranked) if small else []
         if len(shortlist) > 1:
-            return bot_search.pick(state, seat, shortlist, _playout, rng, SAMPLES, DEPTH)
+            heads_up = state.seats == 2
+            samples = SAMPLES if heads_up else SAMPLES_TABLE
+            depth = DEPTH_PER_SEAT * state.seats
+            return bot_search.pick(state, seat, shortlist, _playout, rng, samples, depth)
     return ranked[0][1]
 
 
 # -- strong's search ------------------------------------------------------------------------
 
-#: How many candidates the search weighs (the best play of each kind), and how many deals.
+#: How many candidates the search weighs (the best play of each kind), and how many deals:
+#: ``SAMPLES`` heads-up, ``SAMPLES_TABLE`` with more players (their playouts are longer).
 CANDIDATES = 3
 SAMPLES = 8
+SAMPLES_TABLE = 6
 #: A candidate further than this below the heuristic's best is not worth a playout.
 MARGIN = 40.0
-#: Actions played after a candidate before the playout is scored by the hand sizes. Short
-#: playouts measured better than playing to the end (seed 1 against v1 heads-up: depth 4,
-#: 68.4% of 800 games; depth 40, 65.2% of 400) and cost a tenth.
-DEPTH = 4
+#: Actions played after a candidate before the playout is scored by the hand sizes, per seat
+#: at the table: two rounds of play, 4 actions heads-up, 16 at 8 seats. Short playouts
+#: measured better than playing to the end heads-up (seed 1 against v1: depth 4, 68.4% of 800
+#: games; depth 40, 65.2% of 400) and cost a tenth; at 8 seats against one reference player
+#: and six normal bots a fixed depth of 4 (half a round) left strong at its fair share, 12.4%
+#: of 1,000 games, and two rounds gave 16.6% (issue 31).
+DEPTH_PER_SEAT = 2
 #: The search runs only while every hand holds this many cards or fewer: a playout's cost grows
 #: fast with the hands (sums and Operations), and this keeps a decision within ~40 ms.
 SEARCH_HANDS = 12
