@@ -28,6 +28,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 from types import FrameType
 from typing import Any
 
@@ -144,7 +145,11 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=10)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--game", default="numberswap")
-    parser.add_argument("--out", default="parlor-cpu.json")
+    parser.add_argument(
+        "--out",
+        default=os.path.join(tempfile.gettempdir(), "parlor-cpu.json"),
+        help="where the sampled stacks are kept (JSON)",
+    )
     parser.add_argument("--interval", type=float, default=0.001, help="seconds of CPU")
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--serve", metavar="OUT", help=argparse.SUPPRESS)
