@@ -40,8 +40,14 @@ from rules.rng import Rng
 
 #: ``normal``'s chance (in 1,000) of taking its second-best move.
 SLIP = 100
-#: The chance (in 1,000) that a decision ignores R7's doubling risk.
+#: In a standoff (see ``_standoff``), the chance (in 1,000) that a decision ignores R7's
+#: doubling risk.
 BOLD = 150
+#: How heavily ``strong`` weighs the chance of being doubled for going out (``normal``: 1,
+#: the expected loss as it is; more is warier).
+RISK_STRONG = 3.0
+#: A standoff needs the draw pile under this many cards (it has been drawn down).
+LOW_PILE = 20
 #: ``easy`` keeps a card at or below this.
 EASY_KEEP = 3
 
@@ -70,16 +76,38 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
         return _pick(grid, rng, blind=not picks_up(state))
     if level == "easy":
         return _easy(state, seat)
-    # Now and then the bot takes the risk of going out anyway: two bots that each wait for
-    # the other to go out would otherwise play one round for ever.
     roll, rng = rng.below(1000)
-    ranked = _Model(state, seat, careful=roll >= BOLD).ranked()
+    risk = RISK_STRONG if level == "strong" else 1.0
+    model = _Model(state, seat, risk=risk)
+    ranked = model.ranked()
+    if roll < BOLD and _standoff(state):
+        # Now and then, in a standoff, the bot takes the risk of going out anyway: two bots
+        # that each wait for the other to go out would otherwise play one round for ever.
+        ranked = _Model(state, seat, careful=False).ranked()
+    elif state.drawn is None and _treading_water(model, ranked[0]):
+        # Taking a discard that mends nothing only puts off drawing; two bots doing it in
+        # turn would pass the same cards round for ever. Draw instead (the pile runs down,
+        # and a standoff, above, can end the round).
+        ranked = [m for m in ranked if isinstance(m[1], Draw)]
     if level == "normal" and len(ranked) > 1:
         roll, _ = rng.below(1000)
         # A slip: the second-best move, when it is not much worse.
         if roll < SLIP and ranked[1][0] - ranked[0][0] < 3.0:
             return ranked[1][1]
     return ranked[0][1]
+
+
+def _standoff(state: State) -> bool:
+    """Every seat is down to one face-down card or none and the pile has been drawn low: each
+    is waiting for another to go out. Both facts are on the table for every seat to see."""
+    return len(state.draw) < LOW_PILE and all(g.face_down_count() <= 1 for g in state.grids)
+
+
+def _treading_water(model: _Model, best: tuple[float, AnyAction]) -> bool:
+    """The best careful move is a discard taken that leaves the seat's grid no better."""
+    value, action = best
+    cells = _cells(model.state.grids[model.seat])
+    return isinstance(action, TakeDiscard) and value >= model.estimate(cells) - 1e-9
 
 
 def _pick(grid: Grid, rng: Rng, *, blind: bool) -> PickFlips:
@@ -105,9 +133,10 @@ def _phi(x: float) -> float:
 class _Model:
     """The seat's estimate of every grid, from what it can see."""
 
-    def __init__(self, state: State, seat: int, *, careful: bool = True) -> None:
+    def __init__(self, state: State, seat: int, *, careful: bool = True, risk: float = 1.0) -> None:
         self.state = state
         self.careful = careful
+        self.risk = risk
         self.seat = seat
         pool = dict(DECK_COUNTS)
         seen: list[int] = [
@@ -170,7 +199,7 @@ class _Model:
             safe *= 1.0 - _phi((mine + 0.5 - (est - 1.5)) / sd)
         if mine <= 0:
             return mine - 1.0
-        return mine + mine * (1.0 - safe)
+        return mine + self.risk * mine * (1.0 - safe)
 
     def ranked(self) -> list[tuple[float, AnyAction]]:
         state = self.state

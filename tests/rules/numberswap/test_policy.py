@@ -7,7 +7,7 @@ import pytest
 
 from rules.contract import BOT_LEVELS
 from rules.numberswap import policy_v1
-from rules.numberswap.actions import SwapDrawn, TakeDiscard
+from rules.numberswap.actions import Draw, SwapDrawn, TakeDiscard
 from rules.numberswap.state import Phase
 from rules.rng import Rng
 from tests.rules.conformance import bot_game
@@ -36,6 +36,49 @@ def test_strong_takes_the_discard_that_clears_a_column() -> None:
     state = position([mine, theirs], discard=(9,))
     assert GAME.bot_action(state, 0, RNG, "strong") == TakeDiscard(position=2)
     assert policy_v1.choose(state, 0, RNG) != TakeDiscard(position=2)
+
+
+# Two strong bots, each down to its last face-down card, that met in a real game (seed 0):
+# neither would go out, and taking the discard seemed better than drawing a card it might have
+# to keep or turn the last card up for. So they passed a 3, a 4 and a 5 round for ever.
+STANDOFF_MINE = grid([2, -1, 0, 1, 0, 1, -1, 2, 3, -2, 2, 4], up=ALL[:11])
+STANDOFF_THEIRS = grid([-1, -1, 4, 1, 4, 0, -1, 3, 0, 0, 0, 3], up=(0, 1, *ALL[3:]))
+PILE = (5,) * 60
+
+
+@pytest.mark.parametrize("level", ["strong", "normal"])
+def test_strong_draws_rather_than_take_a_discard_that_mends_nothing(level: str) -> None:
+    # A 5 on the pile, a face-up 3 in the grid: swapping them only puts off drawing (issue 31).
+    # v1 draws here too.
+    state = position([STANDOFF_MINE, STANDOFF_THEIRS], discard=(5,), draw=PILE)
+    for seed in range(20):
+        assert GAME.bot_action(state, 0, Rng.from_seed(seed), level) == Draw()
+    assert policy_v1.choose(state, 0, RNG) == Draw()
+
+
+def test_strong_still_takes_a_discard_that_mends_its_grid_in_a_standoff() -> None:
+    # The 5 in the grid and a 4 on the pile: a swap worth making.
+    mine = grid([2, -1, 0, 1, 0, 1, -1, 2, 5, -2, 2, 4], up=ALL[:11])
+    state = position([mine, STANDOFF_THEIRS], discard=(4,), draw=PILE)
+    assert GAME.bot_action(state, 0, RNG, "strong") == TakeDiscard(position=8)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_strong_bots_finish_a_heads_up_game(seed: int) -> None:
+    """Strong against strong, 2 seats: every round ends (issue 31: the bots risk going out
+    only in a standoff, so a round of treading water would never end)."""
+    state = GAME.new_game(2, None, seed)
+    rng = Rng.from_seed(seed)
+    for _ in range(2_000):
+        if GAME.result(state) is not None:
+            break
+        for seat in sorted(GAME.to_act(state)):
+            move = GAME.bot_action(state, seat, rng, "strong")
+            _, rng = rng.next64()
+            if move is not None:
+                state, _ = GAME.apply(state, seat, move)
+                break
+    assert GAME.result(state) is not None, "a game of two strong bots ends"
 
 
 def test_an_unknown_level_is_refused() -> None:
