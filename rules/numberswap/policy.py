@@ -1,17 +1,21 @@
 """Number Swap's bots, at three levels (``docs/rules/numberswap.md``, "Bots").
 
 They read only what every seat sees: the face-up cards of every grid, the top discard, the
-drawn card, how many cards are face down, who (if anyone) has ended the round.
+drawn card, how many cards are face down, how many are left in the draw pile, who (if anyone)
+has ended the round.
 
 * ``strong`` values a face-down card at the mean of the cards it has not seen (the deck's
   composition, ``cards.DECK_COUNTS``, less every face-up card, the top discard and the drawn
   card). It compares taking the discard with the expected outcome of drawing (every value the
   draw could bring, weighted by how many are unseen), swaps where the grid total drops most,
   counts a column of three equal values as gone, and builds pairs toward one. It goes out (turns
-  up its last face-down card) only when it is likely to be strictly lowest: otherwise R7 would
-  double its score, so it keeps a face-down card and plays on.
-* ``normal`` is ``strong`` with a slip now and then: with a small chance it takes its
-  second-best move.
+  up its last face-down card) only when it is very likely to be strictly lowest: R7's doubling
+  weighs ``RISK_STRONG`` times its expected cost, so it keeps a face-down card and plays on.
+  It never takes a discard that leaves its grid no better (that only puts off drawing), and in
+  a standoff (every seat down to one face-down card, the pile drawn low) it now and then goes
+  out anyway, so that bots never wait for each other for ever.
+* ``normal`` is ``strong`` weighing the doubling at its expected cost, with a slip now and
+  then: with a small chance it takes its second-best move.
 * ``easy`` keeps any low card it sees, never hunts columns, turns up cards in order, and goes
   out without looking at the others' grids.
 
