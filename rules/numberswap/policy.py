@@ -9,13 +9,16 @@ has ended the round.
   card). It compares taking the discard with the expected outcome of drawing (every value the
   draw could bring, weighted by how many are unseen), swaps where the grid total drops most,
   counts a column of three equal values as gone, and builds pairs toward one. It goes out (turns
-  up its last face-down card) only when it is very likely to be strictly lowest: R7's doubling
-  weighs ``RISK_STRONG`` times its expected cost, so it keeps a face-down card and plays on.
+  up its last face-down card) only when it is very likely to be strictly lowest, even after
+  every other seat mends its grid by ``MEND_STRONG`` on its last turn; and R7's doubling
+  weighs ``RISK_STRONG`` times its expected cost. Otherwise it keeps a face-down card and
+  plays on.
   It never takes a discard that leaves its grid no better (that only puts off drawing), and in
   a standoff (every seat down to one face-down card, the pile drawn low) it now and then goes
   out anyway, so that bots never wait for each other for ever.
-* ``normal`` is ``strong`` weighing the doubling at its expected cost, with a slip now and
-  then: with a small chance it takes its second-best move.
+* ``normal`` is ``strong`` expecting less of the others' last turns (``MEND``) and weighing
+  the doubling at its expected cost, with a slip now and then: with a small chance it takes
+  its second-best move.
 * ``easy`` keeps any low card it sees, never hunts columns, turns up cards in order, and goes
   out without looking at the others' grids.
 
@@ -50,6 +53,10 @@ BOLD = 150
 #: How heavily ``strong`` weighs the chance of being doubled for going out (``normal``: 1,
 #: the expected loss as it is; more is warier).
 RISK_STRONG = 3.0
+#: How much every other seat is expected to lower its grid on the last turn going out gives
+#: it, ``strong``'s and the other levels'. More is warier.
+MEND_STRONG = 5.0
+MEND = 1.5
 #: A standoff needs the draw pile under this many cards (it has been drawn down).
 LOW_PILE = 20
 #: ``easy`` keeps a card at or below this.
@@ -81,8 +88,10 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
     if level == "easy":
         return _easy(state, seat)
     roll, rng = rng.below(1000)
-    risk = RISK_STRONG if level == "strong" else 1.0
-    model = _Model(state, seat, risk=risk)
+    if level == "strong":
+        model = _Model(state, seat, risk=RISK_STRONG, mend=MEND_STRONG)
+    else:
+        model = _Model(state, seat)
     ranked = model.ranked()
     if roll < BOLD and _standoff(state):
         # Now and then, in a standoff, the bot takes the risk of going out anyway: two bots
@@ -137,10 +146,19 @@ def _phi(x: float) -> float:
 class _Model:
     """The seat's estimate of every grid, from what it can see."""
 
-    def __init__(self, state: State, seat: int, *, careful: bool = True, risk: float = 1.0) -> None:
+    def __init__(
+        self,
+        state: State,
+        seat: int,
+        *,
+        careful: bool = True,
+        risk: float = 1.0,
+        mend: float = MEND,
+    ) -> None:
         self.state = state
         self.careful = careful
         self.risk = risk
+        self.mend = mend
         self.seat = seat
         pool = dict(DECK_COUNTS)
         seen: list[int] = [
@@ -200,7 +218,7 @@ class _Model:
         safe = 1.0
         for est, their_down in self.others:
             sd = math.sqrt(their_down * self.var + 6.0)
-            safe *= 1.0 - _phi((mine + 0.5 - (est - 1.5)) / sd)
+            safe *= 1.0 - _phi((mine + 0.5 - (est - self.mend)) / sd)
         if mine <= 0:
             return mine - 1.0
         return mine + self.risk * mine * (1.0 - safe)

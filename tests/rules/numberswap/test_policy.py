@@ -8,7 +8,7 @@ import pytest
 from rules.contract import BOT_LEVELS
 from rules.numberswap import policy_v1
 from rules.numberswap.actions import Draw, SwapDrawn, TakeDiscard
-from rules.numberswap.state import Phase
+from rules.numberswap.state import Phase, State
 from rules.rng import Rng
 from tests.rules.conformance import bot_game
 from tests.rules.numberswap.helpers import GAME, grid, position
@@ -79,6 +79,29 @@ def test_two_strong_bots_finish_a_heads_up_game(seed: int) -> None:
                 state, _ = GAME.apply(state, seat, move)
                 break
     assert GAME.result(state) is not None, "a game of two strong bots ends"
+
+
+# Seat 0 shows 13 with its last card face down and has drawn a 0; seat 1 shows everything.
+WARY_MINE = grid([1, 1, 2, 2, 3, 0, 1, 2, 0, 1, 0, 9], up=ALL[:11])
+
+
+def _wary(their_last: int) -> State:
+    theirs = grid([2, 2, 1, 1, 3, 0, 2, 1, 0, 1, 0, their_last], up=ALL)
+    return position([WARY_MINE, theirs], drawn=0, draw=PILE)
+
+
+def test_strong_does_not_go_out_six_ahead_as_the_last_turn_could_close_the_gap() -> None:
+    # Seat 1 shows 19: a 0 on the last card takes seat 0 out at 13, six under, but seat 1's
+    # last turn may well mend its grid by that much (R7 would double seat 0). Strong keeps the
+    # card down and drops the 0 on its 3; normal goes out (issue 31).
+    state = _wary(6)
+    assert GAME.bot_action(state, 0, RNG, "strong") == SwapDrawn(position=4)
+    assert GAME.bot_action(state, 0, RNG, "normal") == SwapDrawn(position=11)
+
+
+def test_strong_goes_out_eleven_ahead() -> None:
+    state = _wary(11)
+    assert GAME.bot_action(state, 0, RNG, "strong") == SwapDrawn(position=11)
 
 
 def test_an_unknown_level_is_refused() -> None:
