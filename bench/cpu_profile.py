@@ -32,6 +32,8 @@ import tempfile
 from types import FrameType
 from typing import Any
 
+from bench.profile_server import Profiled
+
 #: The parts of an action, each a function some stacks pass through (by file and name; a
 #: stack may pass through several, so the shares do not add up to 100 %).
 PARTS = (
@@ -113,20 +115,13 @@ def report(stacks: list[tuple[list[str], int]], cpu_ms_per_action: float, top: i
     return "\n".join(lines)
 
 
-class Sampled:
+class Sampled(Profiled):
+    """bench.profile_server's window signals (SIGUSR1 opens, SIGUSR2 closes), this sampler's
+    server command."""
+
     def __init__(self, out: str, interval: float) -> None:
-        self.serve: tuple[str, ...] = (
-            *("-m", "bench.cpu_profile", "--serve", out, "--interval", str(interval)),
-        )
-        self.out = out
-
-    def opened(self, pid: int) -> None:
-        os.kill(pid, signal.SIGUSR1)
-
-    def closed(self, pid: int) -> None:
-        if os.path.exists(self.out):
-            os.remove(self.out)
-        os.kill(pid, signal.SIGUSR2)
+        super().__init__(out)
+        self.serve = ("-m", "bench.cpu_profile", "--serve", out, "--interval", str(interval))
 
 
 async def _run(rooms: int, seconds: float, game: str, out: str, interval: float) -> Any:
