@@ -192,7 +192,7 @@ async def play(server: Server, rooms: int, seconds: float) -> dict[str, Any]:
     return await play_peer(server, rooms, seconds)
 
 
-#: The figures of the table: key, label, and whether more is better.
+#: The figures of the table: key and label.
 FIGURES: tuple[tuple[str, str], ...] = (
     ("server_cpu_ms_per_action", "server CPU per action (ms)"),
     ("actions_per_s", "actions/s"),

@@ -88,16 +88,16 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
     if level == "easy":
         return _easy(state, seat)
     roll, rng = rng.below(1000)
+    # Now and then, in a standoff, the bot takes the risk of going out anyway (a model that is
+    # not careful ignores R7, so its wariness does not matter): two bots that each wait for
+    # the other to go out would otherwise play one round for ever.
+    bold = roll < BOLD and _standoff(state)
     if level == "strong":
-        model = _Model(state, seat, risk=RISK_STRONG, mend=MEND_STRONG)
+        model = _Model(state, seat, careful=not bold, risk=RISK_STRONG, mend=MEND_STRONG)
     else:
-        model = _Model(state, seat)
+        model = _Model(state, seat, careful=not bold)
     ranked = model.ranked()
-    if roll < BOLD and _standoff(state):
-        # Now and then, in a standoff, the bot takes the risk of going out anyway: two bots
-        # that each wait for the other to go out would otherwise play one round for ever.
-        ranked = _Model(state, seat, careful=False).ranked()
-    elif state.drawn is None and _treading_water(model, ranked[0]):
+    if not bold and state.drawn is None and _treading_water(model, ranked[0]):
         # Taking a discard that mends nothing only puts off drawing; two bots doing it in
         # turn would pass the same cards round for ever. Draw instead (the pile runs down,
         # and a standoff, above, can end the round).
