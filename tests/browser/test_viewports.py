@@ -250,7 +250,15 @@ def _positions(game: str, ana: Person) -> list[Callable[[], None]]:
             page.locator("#app .w-moves [data-legal=move]").first.wait_for()
 
     def a_play() -> None:  # Floor: cards picked that make a play, when the hand has one
-        _my_turn(ana, ".f-hand [data-legal=card]")
+        # The deal is sealed, not chosen by the test: on a turn where no card fits, draw and
+        # wait for the next (a hand grows until one does: the deck has wild cards).
+        for _ in range(30):
+            _my_turn(ana, ".f-moves [data-legal=general]")
+            if page.locator("#app .f-hand [data-legal=card]").count():
+                break
+            version = ana.version
+            page.locator("#app [data-legal=general]", has_text="Draw").first.click()
+            ana.wait_version_above(version)
         cards = page.locator("#app .f-hand [data-legal=card]")
         for index in range(cards.count()):
             cards.nth(index).click()
