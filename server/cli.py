@@ -62,23 +62,24 @@ def _serve(args: argparse.Namespace) -> int:
     if count == 1:
         return _instance(settings)
 
-    def work(slot: int, sock: socket.socket) -> int:
-        return _instance(settings, sock, worker=True)
+    def work(slot: int, channel: socket.socket) -> int:
+        return _instance(settings, channel, worker=True)
 
     return Supervisor(settings, count, work).run()
 
 
 def _instance(
-    settings: Settings, sock: socket.socket | None = None, *, worker: bool = False
+    settings: Settings, channel: socket.socket | None = None, *, worker: bool = False
 ) -> int:
-    """One instance: the app on ``sock`` (or on the configured address), until drained."""
+    """One instance: the app on the configured address (a worker: on the connections the
+    supervisor hands it on ``channel``), until drained."""
     from server.ops.supervisor import run_instance
     from server.transport.serving import uvicorn_options
     from server.web.app import create_app
 
     app = create_app(settings)
     tune_gc()
-    return run_instance(settings, app, uvicorn_options(settings), sock, worker=worker)
+    return run_instance(settings, app, uvicorn_options(settings), channel, worker=worker)
 
 
 #: Collections of the youngest two generations as Python makes them (700 allocations, then

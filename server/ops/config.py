@@ -230,8 +230,9 @@ class Settings(BaseSettings):
     #: sockets, instead of Parlor's (server/transport/serving.py: the direct send path, and the
     #: bounds uvicorn lacks). For checking the app on stock uvicorn; slower, and unbounded.
     plain_asgi: bool = False
-    #: Instance processes ``parlor serve`` runs on the one port (SO_REUSEPORT), each a full
-    #: instance. None: one per core with Redis, 1 with the embedded store (which allows no more).
+    #: Instance processes ``parlor serve`` runs on the one port (a supervisor routes each
+    #: connection to one of them by its room code), each a full instance. None: one per core
+    #: with Redis, 1 with the embedded store (which allows no more).
     workers: Annotated[Annotated[int, Field(ge=1, le=1024)] | None, EMPTY_IS_NONE] = None
 
     @classmethod

@@ -9,12 +9,20 @@ with their token and resend what was not acknowledged, which the server applies 
 command the instance is saving meanwhile is finished (its ack is not sent: the client's resend is
 answered as a duplicate), and whatever still runs after ``shutdown_timeout`` is cancelled.
 
-**Workers.** With more than one worker, this process is a supervisor: it binds one listening
-socket per worker with ``SO_REUSEPORT`` (Linux spreads new connections over them), forks each
-worker (a full instance, with its own instance id) and waits. A worker that dies is started
-again, on a fresh socket; SIGTERM (or SIGINT) is passed on to every worker, each drains as
-above, and a worker still running ``shutdown_timeout + close_timeout + 5`` s later is killed.
-Every worker needs the shared store, so more than one is refused with the embedded one
+**Workers.** With more than one worker, this process is a supervisor: it forks each worker (a
+full instance, with its own instance id) and keeps the port itself. It accepts every
+connection, peeks at its request line without reading it (``MSG_PEEK``) and hands the socket
+to a worker over a Unix socket (``SCM_RIGHTS``, :class:`Router`): a request that names a room
+(``/ws/CODE``, ``/r/CODE…``, ``/api/rooms/CODE…``) goes to the worker the code hashes to, so a
+room's players all sit on one worker and each move is applied, loaded and fanned out once;
+any other request goes to the next worker in turn. The worker serves the socket as if it had
+accepted it, and the bytes the supervisor peeked at are still there for it to read.
+
+A worker that dies is started again in its slot (its rooms go to the other workers meanwhile:
+every worker can serve every room, as replicas do); SIGTERM (or SIGINT) closes the port at
+once and is passed on to every worker, each drains as above, and a worker still running
+``shutdown_timeout + close_timeout + 5`` s later is killed. Every worker needs the shared
+store, so more than one is refused with the embedded one
 (:meth:`server.ops.config.Settings.worker_count`).
 """
 
@@ -25,15 +33,19 @@ import contextlib
 import ctypes
 import logging
 import os
+import selectors
 import signal
 import socket
 import time
+import zlib
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
+from urllib.parse import unquote
 
 import uvicorn
 
+from server import codes
 from server.ops.config import Settings
 
 log = logging.getLogger("parlor")
@@ -41,8 +53,8 @@ log = logging.getLogger("parlor")
 #: uvicorn's exit code for a server that never started (its lifespan failed, say).
 STARTUP_FAILURE = 3
 
-#: Signals the supervisor waits for instead of handling them.
-_WAITED = {signal.SIGTERM, signal.SIGINT, signal.SIGCHLD}
+#: Signals the supervisor wakes up for (through its wakeup pipe).
+_WAITED = (signal.SIGTERM, signal.SIGINT, signal.SIGCHLD)
 
 #: A worker that exits sooner than this after it was started is started again only after a
 #: pause (doubling, up to ``_RESPAWN_MAX``), so a worker that cannot run does not spin.
@@ -57,14 +69,74 @@ class DrainingServer(uvicorn.Server):
     SIGINT to the whole process group and the supervisor forwards SIGTERM, and neither may
     turn the drain into a forced exit (the supervisor enforces the deadline)."""
 
-    def __init__(self, config: uvicorn.Config, *, worker: bool = False) -> None:
+    def __init__(
+        self,
+        config: uvicorn.Config,
+        *,
+        worker: bool = False,
+        channel: socket.socket | None = None,
+    ) -> None:
         super().__init__(config)
         self.worker = worker
+        #: The Unix socket the supervisor hands this worker its connections on (workers only).
+        self.channel = channel
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._adopting: set[asyncio.Task[Any]] = set()
 
     async def serve(self, sockets: list[socket.socket] | None = None) -> None:
         self._loop = asyncio.get_running_loop()
         await super().serve(sockets)
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.channel is not None and self.started and self._loop is not None:
+            self.channel.setblocking(False)
+            self._loop.add_reader(self.channel.fileno(), self._handed)
+
+    def _protocol(self) -> asyncio.Protocol:
+        # What uvicorn's own listener makes for a connection it accepts.
+        protocol: asyncio.Protocol = self.config.http_protocol_class(  # type: ignore[call-arg]
+            config=self.config, server_state=self.server_state, app_state=self.lifespan.state
+        )
+        return protocol
+
+    def _handed(self) -> None:
+        """Serve every connection the supervisor has handed over since the last call."""
+        assert self.channel is not None and self._loop is not None
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(self.channel, 16, 16)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                data, fds = b"", []
+            if not data and not fds:  # the supervisor is gone: nothing more will come
+                self._close_channel()
+                return
+            for fd in fds:
+                sock = socket.socket(fileno=fd)
+                if self.should_exit:
+                    sock.close()
+                    continue
+                task = self._loop.create_task(self._adopt(sock))
+                self._adopting.add(task)
+                task.add_done_callback(self._adopting.discard)
+
+    async def _adopt(self, sock: socket.socket) -> None:
+        assert self._loop is not None
+        sock.setblocking(False)
+        try:
+            await self._loop.connect_accepted_socket(self._protocol, sock)
+        except OSError:
+            sock.close()
+
+    def _close_channel(self) -> None:
+        if self.channel is None:
+            return
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(self.channel.fileno())
+        self.channel.close()
+        self.channel = None
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
         if self.worker and sig == signal.SIGINT:
@@ -74,20 +146,24 @@ class DrainingServer(uvicorn.Server):
             self._loop.call_soon_threadsafe(self.stop_accepting)
 
     def stop_accepting(self) -> None:
-        """Close the listening sockets; connections already accepted carry on."""
+        """Close the listening sockets (a worker: its channel from the supervisor);
+        connections already accepted carry on."""
         for server in self.servers:
             server.close()
+        self._close_channel()
 
 
 def run_instance(
     settings: Settings,
     app: Any,
     options: dict[str, Any],
-    sock: socket.socket | None = None,
+    channel: socket.socket | None = None,
     *,
     worker: bool = False,
 ) -> int:
-    """Serve ``app`` until a signal ends the drain; uvicorn's exit code convention."""
+    """Serve ``app`` until a signal ends the drain; uvicorn's exit code convention. With a
+    ``channel`` (a worker), it serves the connections the supervisor hands over on it and
+    listens on nothing itself."""
     config = uvicorn.Config(
         app,
         host=settings.host,
@@ -97,25 +173,189 @@ def run_instance(
         access_log=False,
         **options,
     )
-    server = DrainingServer(config, worker=worker)
-    server.run(sockets=None if sock is None else [sock])
+    server = DrainingServer(config, worker=worker, channel=channel)
+    server.run(sockets=None if channel is None else [])
     return 0 if server.started else STARTUP_FAILURE
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
-    """A TCP socket bound to ``host:port`` with ``SO_REUSEPORT``, listening."""
+    """A TCP socket bound to ``host:port``, listening, non-blocking."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         sock.bind((host, port))
         sock.listen(2048)
-        sock.set_inheritable(True)
+        sock.setblocking(False)
     except BaseException:
         sock.close()
         raise
     return sock
+
+
+# -- routing ----------------------------------------------------------------------------------
+
+#: How much of a new connection the router peeks at: the request line.
+PEEK = 2048
+#: How long the router waits for a new connection's first bytes before it hands it to the
+#: next worker in turn anyway (its request line then decides nothing; the worker's own
+#: timeouts deal with a client that never speaks).
+FIRST_BYTES_WAIT = 2.0
+#: Connections accepted per wakeup, so a flood of them does not starve the signals.
+_ACCEPT_BATCH = 64
+
+#: The paths that name a room: ``/ws/CODE``, ``/r/CODE…`` and ``/api/rooms/CODE…``.
+_ROOM_PREFIXES = (("ws",), ("r",), ("api", "rooms"))
+
+
+def room_of(head: bytes) -> str | None:
+    """The room code a request names in its request line (``head``: the first bytes of the
+    connection), normalised as the server normalises it; None if it names none."""
+    line = head.split(b"\r\n", 1)[0]
+    parts = line.split(b" ")
+    if len(parts) != 3 or not parts[2].startswith(b"HTTP/"):
+        return None
+    try:
+        path = unquote(parts[1].split(b"?", 1)[0].decode("ascii"), errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        return None
+    segments = path.split("/")
+    if segments[0]:
+        return None
+    for prefix in _ROOM_PREFIXES:
+        n = len(prefix)
+        if tuple(segments[1 : 1 + n]) == prefix and len(segments) > 1 + n:
+            return codes.normalize(segments[1 + n])
+    return None
+
+
+def slot_of(code: str, count: int) -> int:
+    """The worker a room's connections go to: a hash of its code that every supervisor
+    computes alike (CRC-32, not Python's per-process ``hash``)."""
+    return zlib.crc32(code.encode("ascii")) % count
+
+
+class Router:
+    """The supervisor's half of the port: accepts, peeks, hands each connection to a worker.
+
+    Every worker slot has a channel, a ``SOCK_SEQPACKET`` Unix socket pair; a connection is
+    handed over as one message carrying its descriptor. A slot without a live channel (its
+    worker is being restarted) or whose channel is full is passed over for the next one, so
+    a room's connections go elsewhere while its worker is down: any worker can serve any room.
+    """
+
+    def __init__(self, listener: socket.socket, count: int) -> None:
+        self.listener = listener
+        self.count = count
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(listener, selectors.EVENT_READ, self._accept)
+        #: slot -> the supervisor's end of that worker's channel
+        self.channels: dict[int, socket.socket] = {}
+        #: connections waiting for their first bytes -> when to stop waiting
+        self.waiting: dict[socket.socket, float] = {}
+        self._turn = 0
+        self.handed = 0
+
+    def channel(self, slot: int) -> socket.socket:
+        """A fresh channel for the worker in ``slot``; returns the worker's end."""
+        self.drop(slot)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours.setblocking(False)
+        self.channels[slot] = ours
+        return theirs
+
+    def drop(self, slot: int) -> None:
+        """Hand ``slot`` nothing more (its worker died)."""
+        ours = self.channels.pop(slot, None)
+        if ours is not None:
+            ours.close()
+
+    def close_inherited(self) -> None:
+        """In a forked worker: close this process's copies of everything the router holds
+        (the supervisor's copies stay open)."""
+        self.selector.close()
+        for sock in [self.listener, *self.channels.values(), *self.waiting]:
+            sock.close()
+        self.channels.clear()
+        self.waiting.clear()
+
+    def select(self, timeout: float | None) -> list[Callable[[], None]]:
+        """Wait up to ``timeout`` for work: the callbacks of whatever is ready."""
+        now = time.monotonic()
+        if self.waiting:
+            first = min(self.waiting.values()) - now
+            timeout = max(0.0, first if timeout is None else min(timeout, first))
+        return [key.data for key, _ in self.selector.select(timeout)]
+
+    def expire(self) -> None:
+        """Hand on the connections that waited too long for their first bytes."""
+        now = time.monotonic()
+        for conn in [c for c, at in self.waiting.items() if at <= now]:
+            self._forget(conn)
+            self._hand(conn, None)
+
+    def close(self) -> None:
+        """Stop accepting (the drain): the port closes at once; nothing waiting is served."""
+        with contextlib.suppress(KeyError, ValueError):
+            self.selector.unregister(self.listener)
+        self.listener.close()
+        for conn in list(self.waiting):
+            self._forget(conn)
+            conn.close()
+
+    def _accept(self) -> None:
+        for _ in range(_ACCEPT_BATCH):
+            try:
+                conn, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as exc:  # out of descriptors, say: the next wakeup tries again
+                log.error("parlor: accept failed: %s", exc)
+                return
+            conn.setblocking(False)
+            self.waiting[conn] = time.monotonic() + FIRST_BYTES_WAIT
+            self.selector.register(conn, selectors.EVENT_READ, lambda c=conn: self._peek(c))
+
+    def _peek(self, conn: socket.socket) -> None:
+        try:
+            head = conn.recv(PEEK, socket.MSG_PEEK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            head = b""
+        self._forget(conn)
+        if not head:  # gone before it said anything
+            conn.close()
+            return
+        code = room_of(head)
+        self._hand(conn, None if code is None else slot_of(code, self.count))
+
+    def _forget(self, conn: socket.socket) -> None:
+        del self.waiting[conn]
+        self.selector.unregister(conn)
+
+    def _hand(self, conn: socket.socket, slot: int | None) -> None:
+        if slot is None:
+            slot = self._turn
+            self._turn = (self._turn + 1) % self.count
+        for step in range(self.count):
+            ours = self.channels.get((slot + step) % self.count)
+            if ours is None:
+                continue
+            try:
+                socket.send_fds(ours, [b"c"], [conn.fileno()])
+            except OSError:  # full, or its worker just died: the next worker serves it
+                continue
+            self.handed += 1
+            break
+        else:
+            log.error("parlor: no worker to take a connection: closed")
+        conn.close()
+
+
+def _noted(signum: int, frame: FrameType | None) -> None:
+    """The supervisor's handler: the signal's number reaches its loop through the wakeup
+    pipe (``signal.set_wakeup_fd``)."""
 
 
 def _die_with_parent() -> None:
@@ -127,7 +367,8 @@ def _die_with_parent() -> None:
 
 
 class Supervisor:
-    """Runs ``count`` workers, each ``work(slot, sock)`` in a forked process."""
+    """Runs ``count`` workers, each ``work(slot, channel)`` in a forked process, and routes
+    the port's connections to them (:class:`Router`)."""
 
     def __init__(
         self, settings: Settings, count: int, work: Callable[[int, socket.socket], int]
@@ -142,25 +383,31 @@ class Supervisor:
         self.pause: dict[int, float] = {}
         self.stopping = False
         self.deadline = 0.0
+        self.router: Router | None = None
+        self._wakeup: tuple[socket.socket, socket.socket] | None = None
+        self._signals: list[int] = []
+        self._previous: dict[signal.Signals, Any] = {}
 
     def run(self) -> int:
-        # Bind every socket first: a port in use is an error now, not a worker that keeps dying.
+        # Bind first: a port in use is an error now, not a worker that keeps dying.
         host, port = self.settings.host, self.settings.port
-        sockets: list[socket.socket] = []
         try:
-            for _ in range(self.count):
-                sockets.append(listening_socket(host, port))
+            listener = listening_socket(host, port)
         except OSError as exc:
             log.error("parlor: cannot listen on %s:%d: %s", host, port, exc)
-            for sock in sockets:
-                sock.close()
             return 1
-        signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
+        self.router = router = Router(listener, self.count)
+        wake_r, wake_w = self._wakeup = socket.socketpair()
+        wake_r.setblocking(False)
+        wake_w.setblocking(False)
+        router.selector.register(wake_r, selectors.EVENT_READ, self._woken)
+        self._previous = previous = {sig: signal.signal(sig, _noted) for sig in _WAITED}
+        old_fd = signal.set_wakeup_fd(wake_w.fileno(), warn_on_full_buffer=False)
         try:
-            for slot, sock in enumerate(sockets):
-                self._spawn(slot, sock)
+            for slot in range(self.count):
+                self._spawn(slot)
             log.info(
-                "parlor: %d workers on %s:%d (SO_REUSEPORT), pids %s",
+                "parlor: %d workers on %s:%d (connections routed by room), pids %s",
                 self.count,
                 self.settings.host,
                 self.settings.port,
@@ -168,39 +415,55 @@ class Supervisor:
             )
             return self._watch()
         finally:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
+            signal.set_wakeup_fd(old_fd)
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            router.close()
+            router.selector.close()
+            wake_r.close()
+            wake_w.close()
 
-    def _spawn(self, slot: int, sock: socket.socket | None = None) -> None:
-        if sock is None:
-            sock = listening_socket(self.settings.host, self.settings.port)
+    def _spawn(self, slot: int) -> None:
+        assert self.router is not None and self._wakeup is not None
+        channel = self.router.channel(slot)
         pid = os.fork()
         if pid == 0:  # the worker
             code = 1
             try:
-                signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
+                signal.set_wakeup_fd(-1)
+                for sig, handler in self._previous.items():
+                    signal.signal(sig, handler)
+                self.router.close_inherited()
+                for sock in self._wakeup:
+                    sock.close()
                 _die_with_parent()
-                code = self.work(slot, sock)
+                code = self.work(slot, channel)
             except BaseException:
                 log.exception("worker %d failed", slot)
             finally:
                 logging.shutdown()
                 os._exit(code)
-        # The supervisor keeps no copy: a listening socket nobody accepts on would still get
-        # its share of the port's new connections.
-        sock.close()
+        channel.close()
         self.children[pid] = (slot, time.monotonic())
 
+    def _woken(self) -> None:
+        assert self._wakeup is not None
+        with contextlib.suppress(BlockingIOError, InterruptedError):
+            while data := self._wakeup[0].recv(256):
+                self._signals.extend(data)
+
     def _watch(self) -> int:
+        assert self.router is not None
+        router = self.router
         result = 0
         while self.children or (self.respawn and not self.stopping):
-            timeout = self._next_timeout()
-            info: signal.struct_siginfo | None
-            if timeout is None:
-                info = signal.sigwaitinfo(_WAITED)
-            else:
-                info = signal.sigtimedwait(_WAITED, timeout)
-            if info is not None and info.si_signo in (signal.SIGTERM, signal.SIGINT):
-                self._stop(force=self.stopping and info.si_signo == signal.SIGINT)
+            for ready in router.select(self._next_timeout()):
+                ready()
+            router.expire()
+            signals, self._signals = self._signals, []
+            for sig in signals:
+                if sig in (signal.SIGTERM, signal.SIGINT):
+                    self._stop(force=self.stopping and sig == signal.SIGINT)
             result = max(result, self._reap())
             now = time.monotonic()
             if self.stopping and now >= self.deadline:
@@ -227,6 +490,8 @@ class Supervisor:
     def _stop(self, *, force: bool) -> None:
         if not self.stopping:
             log.info("parlor: draining %d workers", len(self.children))
+            if self.router is not None:
+                self.router.close()
             s = self.settings
             self.deadline = time.monotonic() + s.shutdown_timeout + s.close_timeout + 5.0
         self.stopping = True
@@ -248,6 +513,8 @@ class Supervisor:
                 break
             slot, started = self.children.pop(pid)
             code = os.waitstatus_to_exitcode(status)
+            if self.router is not None:
+                self.router.drop(slot)
             if self.stopping:
                 continue
             if code == STARTUP_FAILURE:

@@ -115,7 +115,7 @@ def children(pid: int) -> set[int]:
 
 def seen_instances(addr: str, want: int, tries: int = 200) -> set[str]:
     """Instance ids answering on new connections, until ``want`` are seen (at most ``tries``
-    connections: the kernel spreads them over the workers' sockets at random)."""
+    connections: a request that names no room goes to the workers in turn)."""
     seen: set[str] = set()
     for _ in range(tries):
         seen.add(instance_id(addr))
@@ -159,7 +159,7 @@ def test_workers_share_one_port_are_replaced_when_they_die_and_drain_together(
                 if {instance_id(addr) for _ in range(10)} - first:
                     break
             except ConnectionResetError:
-                pass  # it was queued on the killed worker's socket as the worker died
+                pass  # it was handed to the killed worker as the worker died
             server.exits_within(0.1)
         else:
             raise AssertionError("no new worker answered after one was killed")
