@@ -322,18 +322,22 @@ def test_a_room_is_served_by_the_other_worker_while_its_own_restarts_then_by_the
 
             os.kill(own, signal.SIGKILL)
             await asyncio.to_thread(_gone, own, server)
-            # While it is down (it died young: restarted after a pause), the other serves.
-            seen: list[int] = []
+            # A worker that dies young is started again after a pause; until its replacement
+            # exists the other worker serves the room, then the replacement does. (Which of
+            # the two a given connection meets depends on when the supervisor restarts it:
+            # the router's unit tests above pin each case down.)
+            seen: list[tuple[int, bool]] = []
             for _ in range(200):
+                replaced = bool(children(server.pid) - {other})
                 # A connection upgraded to a WebSocket: a worker serves it.
                 client = await Client.open(f"ws://{addr}", code)
-                seen.append(worker_of(client, port, children(server.pid)))
+                seen.append((worker_of(client, port, children(server.pid)), replaced))
                 await client.close()
-                if seen[-1] != other:
+                if seen[-1][0] != other:
                     break
                 await asyncio.to_thread(server.exits_within, 0.05)
-            assert seen[0] == other, "the room was served while its worker was down"
-            assert seen[-1] not in (own, other), "then by the worker started in its place"
+            assert all(pid == other for pid, replaced in seen if not replaced), seen
+            assert seen[-1][0] not in (own, other), "in the end the new worker serves it"
 
         asyncio.run(scenario())
 
