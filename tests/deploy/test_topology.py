@@ -4,6 +4,7 @@ through the proxy while parts of it are killed."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 import subprocess
 from typing import Any
@@ -149,3 +150,84 @@ async def test_redis_killed_and_restarted_mid_game_loses_nothing_acknowledged() 
         assert room.phase.value == "finished"
         assert before <= log, "every action acknowledged before the crash survived it"
         assert acked(clients) <= log
+
+
+# -- a room's players meet on one replica -------------------------------------------------------
+
+NGINX_CONF = ROOT / "deploy" / "nginx" / "nginx.conf"
+
+
+def test_the_compose_proxy_balances_by_room_with_the_files_the_tests_run() -> None:
+    conf = NGINX_CONF.read_text()
+    http = conf[conf.index("http {") :]
+    upstream = http[http.index("upstream parlor {") : http.index("}", http.index("upstream"))]
+    assert "include /etc/nginx/parlor-rooms.conf;" in http
+    assert "include /etc/nginx/parlor-balance.conf;" in upstream
+    mounts = compose()["services"]["proxy"]["volumes"]
+    for name in ("parlor-locations.conf", "parlor-rooms.conf", "parlor-balance.conf"):
+        assert f"./deploy/nginx/{name}:/etc/nginx/{name}:ro" in mounts
+
+
+async def connections(http: httpx.AsyncClient, port: int) -> int:
+    """The WebSocket connections a replica holds (its own ``/metrics``, not the proxy's)."""
+    text = (await http.get(f"http://127.0.0.1:{port}/metrics")).text
+    line = next(li for li in text.splitlines() if li.startswith("parlor_connections "))
+    return int(float(line.split()[1]))
+
+
+async def held(top: Any, want: int | None = None) -> list[int]:
+    """Each replica's connections; with ``want``, once they add up to it (bounded wait: a
+    closed connection leaves its replica a moment after the client's close returns)."""
+    async with httpx.AsyncClient() as http:
+        for _ in range(500):
+            counts = [await connections(http, r.port) for r in top.replicas]
+            if want is None or sum(counts) == want:
+                return counts
+            await asyncio.sleep(0.01)
+    raise AssertionError(f"the replicas hold {counts} connections, not {want} in all")
+
+
+async def test_a_rooms_players_all_reach_one_replica_through_the_proxy() -> None:
+    with topology(replicas=3) as top:
+        homes: dict[str, int] = {}
+        for _ in range(30):
+            code = await create_room(top.proxy.http, GAME, OPTIONS)
+            clients = await seat_clients([top.proxy.ws], code, SEATS)
+            counts = await held(top, SEATS)
+            assert sorted(counts) == [0, 0, SEATS], f"room {code}'s players: {counts}"
+            homes[code] = counts.index(SEATS)
+            for client in clients:
+                await client.close()
+            await held(top, 0)
+            if len(set(homes.values())) >= 2:
+                break
+        assert len(set(homes.values())) >= 2, f"every room on one replica: {homes}"
+
+
+async def test_a_rooms_players_all_move_to_one_replica_when_theirs_dies() -> None:
+    with topology(replicas=3) as top:
+        code = await create_room(top.proxy.http, GAME, OPTIONS)
+        clients = await seat_clients([top.proxy.ws], code, SEATS)
+        tokens = [c.welcome["token"] for c in clients]  # type: ignore[index]
+        await begin(clients)
+        rnd = random.Random(3)
+        for _ in range(4):
+            await step(clients, rnd)
+        home = (await held(top, SEATS)).index(SEATS)
+        before = acked(clients)
+        top.replicas[home].kill()
+        for seat in range(SEATS):
+            last_seq = clients[seat].seq
+            await clients[seat].close()
+            clients[seat] = await Client.open(top.proxy.ws, code)
+            clients[seat].seq = last_seq
+            await clients[seat].resume(tokens[seat])
+        alive = [r for i, r in enumerate(top.replicas) if i != home]
+        async with httpx.AsyncClient() as http:
+            counts = [await connections(http, r.port) for r in alive]
+        assert sorted(counts) == [0, SEATS], f"after the kill the players sit on {counts}"
+        while await step(clients, rnd):
+            pass
+        room, log = await logged(top.redis.url, code)
+        assert room.phase.value == "finished"
+        assert before | acked(clients) <= log

@@ -2,9 +2,9 @@
 
 * ``redis-server`` with exactly the persistence flags of the compose file's ``redis`` service;
 * ``parlor serve`` processes configured by environment, as the compose ``server`` replicas are;
-* Debian's nginx running ``deploy/nginx/parlor-locations.conf`` verbatim (the file compose
-  mounts), inside a tiny main configuration whose upstream lists the local replicas instead of
-  Docker's DNS name.
+* Debian's nginx running ``deploy/nginx/parlor-locations.conf``, ``parlor-rooms.conf`` and
+  ``parlor-balance.conf`` verbatim (the files compose mounts), inside a tiny main configuration
+  whose upstream lists the local replicas instead of Docker's DNS name.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from tests.redis_process import RedisProcess
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 LOCATIONS = ROOT / "deploy" / "nginx" / "parlor-locations.conf"
+ROOMS = ROOT / "deploy" / "nginx" / "parlor-rooms.conf"
+BALANCE = ROOT / "deploy" / "nginx" / "parlor-balance.conf"
 
 
 def compose() -> dict[str, Any]:
@@ -88,7 +90,9 @@ http {{
     fastcgi_temp_path {tmp}/fastcgi;
     uwsgi_temp_path {tmp}/uwsgi;
     scgi_temp_path {tmp}/scgi;
+    include {rooms};
     upstream parlor {{
+        include {balance};
 {servers}
     }}
     server {{
@@ -120,7 +124,11 @@ def start_proxy(tmp: Path, replicas: list[Replica]) -> Proxy:
         f"        server 127.0.0.1:{r.port} max_fails=1 fail_timeout=5s;" for r in replicas
     )
     conf = tmp / "nginx.conf"
-    conf.write_text(NGINX_MAIN.format(tmp=tmp, servers=servers, port=port, locations=LOCATIONS))
+    conf.write_text(
+        NGINX_MAIN.format(
+            tmp=tmp, servers=servers, port=port, locations=LOCATIONS, rooms=ROOMS, balance=BALANCE
+        )
+    )
     if os.geteuid() == 0:
         # As root nginx would switch its workers to "nobody", who cannot use our temp dir.
         conf.write_text("user root;\n" + conf.read_text())
