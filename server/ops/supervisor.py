@@ -18,9 +18,10 @@ room's players all sit on one worker and each move is applied, loaded and fanned
 any other request goes to the next worker in turn. The worker serves the socket as if it had
 accepted it, and the bytes the supervisor peeked at are still there for it to read.
 
-A worker that dies is started again in its slot (its rooms go to the other workers meanwhile:
-every worker can serve every room, as replicas do); SIGTERM (or SIGINT) closes the port at
-once and is passed on to every worker, each drains as above, and a worker still running
+A worker that dies is started again in its slot (its rooms go to the other workers until it
+says it is ready: every worker can serve every room, as replicas do); SIGTERM (or SIGINT)
+closes the port at once (what was accepted is handed on) and is passed on to every worker,
+each drains as above (a worker whose supervisor dies drains too), and a worker still running
 ``shutdown_timeout + close_timeout + 5`` s later is killed. Every worker needs the shared
 store, so more than one is refused with the embedded one
 (:meth:`server.ops.config.Settings.worker_count`).
@@ -33,6 +34,7 @@ import contextlib
 import ctypes
 import logging
 import os
+import resource
 import selectors
 import signal
 import socket
@@ -92,6 +94,12 @@ class DrainingServer(uvicorn.Server):
         if self.channel is not None and self.started and self._loop is not None:
             self.channel.setblocking(False)
             self._loop.add_reader(self.channel.fileno(), self._handed)
+            # Ready: the supervisor hands this worker connections from now on (until then a
+            # restarted worker's rooms go to the others).
+            try:
+                self.channel.send(READY)
+            except OSError:
+                self._supervisor_gone()
 
     def _protocol(self) -> asyncio.Protocol:
         # What uvicorn's own listener makes for a connection it accepts.
@@ -101,26 +109,35 @@ class DrainingServer(uvicorn.Server):
         return protocol
 
     def _handed(self) -> None:
-        """Serve every connection the supervisor has handed over since the last call."""
-        assert self.channel is not None and self._loop is not None
-        while True:
+        """Serve every connection the supervisor has handed over since the last call (during
+        the drain too: they were accepted before it began, and the drain answers them)."""
+        assert self._loop is not None
+        while self.channel is not None:
             try:
-                data, fds, _, _ = socket.recv_fds(self.channel, 16, 16)
+                data, fds, flags, _ = socket.recv_fds(self.channel, 16, 16)
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError:
-                data, fds = b"", []
-            if not data and not fds:  # the supervisor is gone: nothing more will come
-                self._close_channel()
+            except OSError as exc:
+                log.error("parlor: reading the supervisor's channel failed: %s", exc)
+                return
+            if flags & socket.MSG_CTRUNC:
+                # The kernel dropped a descriptor this process had no room for.
+                log.error("parlor: a connection was lost: out of file descriptors")
+            if not data and not fds:
+                self._supervisor_gone()
                 return
             for fd in fds:
-                sock = socket.socket(fileno=fd)
-                if self.should_exit:
-                    sock.close()
-                    continue
-                task = self._loop.create_task(self._adopt(sock))
+                task = self._loop.create_task(self._adopt(socket.socket(fileno=fd)))
                 self._adopting.add(task)
                 task.add_done_callback(self._adopting.discard)
+
+    def _supervisor_gone(self) -> None:
+        """The supervisor died (its end of the channel closed): nothing more will come, and
+        a worker nobody supervises drains and ends rather than serve on unrestarted."""
+        self._close_channel()
+        if not self.should_exit:
+            log.error("parlor: the supervisor is gone: draining")
+            self.handle_exit(signal.SIGTERM, None)
 
     async def _adopt(self, sock: socket.socket) -> None:
         assert self._loop is not None
@@ -146,10 +163,12 @@ class DrainingServer(uvicorn.Server):
             self._loop.call_soon_threadsafe(self.stop_accepting)
 
     def stop_accepting(self) -> None:
-        """Close the listening sockets (a worker: its channel from the supervisor);
-        connections already accepted carry on."""
+        """Close the listening sockets (a worker: its channel from the supervisor, once the
+        connections already handed over are taken in); connections accepted carry on."""
         for server in self.servers:
             server.close()
+        if self.channel is not None:
+            self._handed()
         self._close_channel()
 
 
@@ -195,12 +214,25 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 # -- routing ----------------------------------------------------------------------------------
 
+#: What a worker sends on its channel once it serves: hand me connections.
+READY = b"r"
 #: How much of a new connection the router peeks at: the request line.
 PEEK = 2048
-#: How long the router waits for a new connection's first bytes before it hands it to the
-#: next worker in turn anyway (its request line then decides nothing; the worker's own
-#: timeouts deal with a client that never speaks).
+#: How long the router waits for a new connection's request line before it hands it on with
+#: what it has (a request line that names no room goes to the next worker in turn; the worker's
+#: own timeouts deal with a client that never speaks).
 FIRST_BYTES_WAIT = 2.0
+#: While a connection's first bytes hold no whole request line, the router looks again this
+#: often (a level-triggered wait would wake at once for the bytes already there).
+PEEK_AGAIN = 0.01
+#: After an accept fails for want of descriptors or memory, the router stops accepting this
+#: long (the backlog holds the connections meanwhile) instead of failing again at once.
+ACCEPT_PAUSE = 1.0
+#: What a client gets when no worker can take its connection (nginx tries another replica).
+UNAVAILABLE = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 21\r\n"
+    b"Connection: close\r\n\r\nno worker is serving\n"
+)
 #: Connections accepted per wakeup, so a flood of them does not starve the signals.
 _ACCEPT_BATCH = 64
 
@@ -239,22 +271,35 @@ class Router:
     """The supervisor's half of the port: accepts, peeks, hands each connection to a worker.
 
     Every worker slot has a channel, a ``SOCK_SEQPACKET`` Unix socket pair; a connection is
-    handed over as one message carrying its descriptor. A slot without a live channel (its
-    worker is being restarted) or whose channel is full is passed over for the next one, so
-    a room's connections go elsewhere while its worker is down: any worker can serve any room.
+    handed over as one message carrying its descriptor, and the worker says on it when it is
+    ready to serve (:data:`READY`). A room's connections go to its slot's worker when that one
+    is ready; otherwise (being restarted, its channel full or just closed) to the next ready
+    one: any worker can serve any room. Before any worker is ready, to any worker that will be.
     """
 
-    def __init__(self, listener: socket.socket, count: int) -> None:
+    def __init__(
+        self, listener: socket.socket, count: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.listener = listener
         self.count = count
+        self.clock = clock
         self.selector = selectors.DefaultSelector()
         self.selector.register(listener, selectors.EVENT_READ, self._accept)
         #: slot -> the supervisor's end of that worker's channel
         self.channels: dict[int, socket.socket] = {}
-        #: connections waiting for their first bytes -> when to stop waiting
+        #: the slots whose worker said it is ready
+        self.ready: set[int] = set()
+        #: connections waiting for their request line -> when to stop waiting
         self.waiting: dict[socket.socket, float] = {}
+        #: those of them to peek at again (not in the selector meanwhile) -> when
+        self.again: dict[socket.socket, float] = {}
+        #: when accepting resumes after a failed accept (None: accepting)
+        self.paused_until: float | None = None
+        self.closed = False
         self._turn = 0
+        self._logged: dict[str, float] = {}
         self.handed = 0
+        self.peeks = 0
 
     def channel(self, slot: int) -> socket.socket:
         """A fresh channel for the worker in ``slot``; returns the worker's end."""
@@ -262,12 +307,15 @@ class Router:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         ours.setblocking(False)
         self.channels[slot] = ours
+        self.selector.register(ours, selectors.EVENT_READ, lambda: self._heard(slot, ours))
         return theirs
 
     def drop(self, slot: int) -> None:
         """Hand ``slot`` nothing more (its worker died)."""
+        self.ready.discard(slot)
         ours = self.channels.pop(slot, None)
         if ours is not None:
+            self.selector.unregister(ours)
             ours.close()
 
     def close_inherited(self) -> None:
@@ -278,30 +326,64 @@ class Router:
             sock.close()
         self.channels.clear()
         self.waiting.clear()
+        self.again.clear()
 
     def select(self, timeout: float | None) -> list[Callable[[], None]]:
         """Wait up to ``timeout`` for work: the callbacks of whatever is ready."""
-        now = time.monotonic()
-        if self.waiting:
-            first = min(self.waiting.values()) - now
-            timeout = max(0.0, first if timeout is None else min(timeout, first))
+        now = self.clock()
+        if self.paused_until is not None and now >= self.paused_until and not self.closed:
+            self.paused_until = None
+            self.selector.register(self.listener, selectors.EVENT_READ, self._accept)
+        for conn, at in list(self.again.items()):
+            if at <= now:
+                del self.again[conn]
+                self.selector.register(conn, selectors.EVENT_READ, lambda c=conn: self._peek(c))
+        times = [*self.waiting.values(), *self.again.values()]
+        if self.paused_until is not None:
+            times.append(self.paused_until)
+        if times:
+            first = max(0.0, min(times) - now)
+            timeout = first if timeout is None else min(timeout, first)
         return [key.data for key, _ in self.selector.select(timeout)]
 
     def expire(self) -> None:
-        """Hand on the connections that waited too long for their first bytes."""
-        now = time.monotonic()
+        """Hand on the connections whose request line did not come in time, with what came."""
+        now = self.clock()
         for conn in [c for c, at in self.waiting.items() if at <= now]:
-            self._forget(conn)
-            self._hand(conn, None)
+            self._peek(conn, final=True)
 
     def close(self) -> None:
-        """Stop accepting (the drain): the port closes at once; nothing waiting is served."""
-        with contextlib.suppress(KeyError, ValueError):
+        """Stop accepting (the drain): the port closes at once. Connections accepted and not
+        yet handed on are handed on now, as they are (the workers' drain answers them)."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.paused_until is None:
             self.selector.unregister(self.listener)
         self.listener.close()
         for conn in list(self.waiting):
-            self._forget(conn)
-            conn.close()
+            self._peek(conn, final=True)
+
+    def _log(self, kind: str, message: str, *args: Any) -> None:
+        """``message``, at most once a second for each ``kind`` (a flood must not flood)."""
+        now = self.clock()
+        if now - self._logged.get(kind, -1e9) >= 1.0:
+            self._logged[kind] = now
+            log.error(message, *args)
+
+    def _heard(self, slot: int, ours: socket.socket) -> None:
+        if self.channels.get(slot) is not ours:
+            return
+        try:
+            data = ours.recv(16)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if data == READY:
+            self.ready.add(slot)
+        elif not data:  # the worker's end closed: it died (the supervisor reaps it soon)
+            self.drop(slot)
 
     def _accept(self) -> None:
         for _ in range(_ACCEPT_BATCH):
@@ -309,22 +391,39 @@ class Router:
                 conn, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as exc:  # out of descriptors, say: the next wakeup tries again
-                log.error("parlor: accept failed: %s", exc)
+            except (ConnectionAbortedError, PermissionError):
+                continue  # the client gave up, or a firewall refused it: the next one
+            except OSError as exc:
+                # Out of descriptors or memory, say: a level-triggered listener would fail
+                # again at once, for ever. Pause, and let the backlog hold the connections.
+                self._log("accept", "parlor: accept failed (%s): pausing %.1f s", exc, ACCEPT_PAUSE)
+                self.selector.unregister(self.listener)
+                self.paused_until = self.clock() + ACCEPT_PAUSE
                 return
             conn.setblocking(False)
-            self.waiting[conn] = time.monotonic() + FIRST_BYTES_WAIT
+            self.waiting[conn] = self.clock() + FIRST_BYTES_WAIT
             self.selector.register(conn, selectors.EVENT_READ, lambda c=conn: self._peek(c))
 
-    def _peek(self, conn: socket.socket) -> None:
+    def _peek(self, conn: socket.socket, *, final: bool = False) -> None:
+        self.peeks += 1
         try:
             head = conn.recv(PEEK, socket.MSG_PEEK)
         except (BlockingIOError, InterruptedError):
+            head = None
+        except OSError:  # reset by the client
+            self._forget(conn)
+            conn.close()
             return
-        except OSError:
-            head = b""
+        if head is None or (head and b"\r\n" not in head and len(head) < PEEK):
+            if not final:
+                if head is not None and conn not in self.again:
+                    # Part of a request line: look again shortly (until its wait is over).
+                    self.selector.unregister(conn)
+                    self.again[conn] = self.clock() + PEEK_AGAIN
+                return
+            head = head or b""
         self._forget(conn)
-        if not head:  # gone before it said anything
+        if not head and not final:  # gone before it said anything
             conn.close()
             return
         code = room_of(head)
@@ -332,14 +431,20 @@ class Router:
 
     def _forget(self, conn: socket.socket) -> None:
         del self.waiting[conn]
-        self.selector.unregister(conn)
+        if self.again.pop(conn, None) is None:
+            self.selector.unregister(conn)
 
     def _hand(self, conn: socket.socket, slot: int | None) -> None:
         if slot is None:
             slot = self._turn
             self._turn = (self._turn + 1) % self.count
-        for step in range(self.count):
-            ours = self.channels.get((slot + step) % self.count)
+        order = [(slot + step) % self.count for step in range(self.count)]
+        # Ready workers first; a worker still starting only when none is ready (it serves
+        # the connection once it has started).
+        for target in [s for s in order if s in self.ready] + [
+            s for s in order if s not in self.ready
+        ]:
+            ours = self.channels.get(target)
             if ours is None:
                 continue
             try:
@@ -347,15 +452,28 @@ class Router:
             except OSError:  # full, or its worker just died: the next worker serves it
                 continue
             self.handed += 1
-            break
-        else:
-            log.error("parlor: no worker to take a connection: closed")
+            conn.close()
+            return
+        self._log("unavailable", "parlor: no worker could take a connection: 503")
+        with contextlib.suppress(OSError):
+            conn.recv(PEEK)  # read what was peeked, so that closing sends no reset
+            conn.send(UNAVAILABLE)
+            conn.shutdown(socket.SHUT_WR)
         conn.close()
 
 
 def _noted(signum: int, frame: FrameType | None) -> None:
     """The supervisor's handler: the signal's number reaches its loop through the wakeup
     pipe (``signal.set_wakeup_fd``)."""
+
+
+def _more_descriptors() -> None:
+    """Raise this process's soft limit on open files to its hard limit (the workers inherit
+    it): every WebSocket is one, and a worker past the limit loses a connection handed to it."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def _die_with_parent() -> None:
@@ -396,13 +514,15 @@ class Supervisor:
         except OSError as exc:
             log.error("parlor: cannot listen on %s:%d: %s", host, port, exc)
             return 1
+        _more_descriptors()
         self.router = router = Router(listener, self.count)
         wake_r, wake_w = self._wakeup = socket.socketpair()
         wake_r.setblocking(False)
         wake_w.setblocking(False)
         router.selector.register(wake_r, selectors.EVENT_READ, self._woken)
-        self._previous = previous = {sig: signal.signal(sig, _noted) for sig in _WAITED}
+        # The wakeup pipe first, then the handlers: a signal in between is not lost.
         old_fd = signal.set_wakeup_fd(wake_w.fileno(), warn_on_full_buffer=False)
+        self._previous = previous = {sig: signal.signal(sig, _noted) for sig in _WAITED}
         try:
             for slot in range(self.count):
                 self._spawn(slot)
@@ -426,23 +546,39 @@ class Supervisor:
     def _spawn(self, slot: int) -> None:
         assert self.router is not None and self._wakeup is not None
         channel = self.router.channel(slot)
-        pid = os.fork()
+        supervisor = os.getpid()
+        # Signals wait while the new process forks and sets itself up: one sent to it before
+        # it has its own handlers would go down the supervisor's wakeup pipe instead.
+        signal.pthread_sigmask(signal.SIG_BLOCK, _WAITED)
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
+            log.error("worker %d: cannot fork (%s): trying again", slot, exc)
+            channel.close()
+            self.router.drop(slot)
+            self.respawn[slot] = time.monotonic() + _RESPAWN_MAX
+            return
         if pid == 0:  # the worker
             code = 1
             try:
                 signal.set_wakeup_fd(-1)
                 for sig, handler in self._previous.items():
                     signal.signal(sig, handler)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
                 self.router.close_inherited()
                 for sock in self._wakeup:
                     sock.close()
                 _die_with_parent()
+                if os.getppid() != supervisor:
+                    raise SystemExit("the supervisor died as this worker started")
                 code = self.work(slot, channel)
             except BaseException:
                 log.exception("worker %d failed", slot)
             finally:
                 logging.shutdown()
                 os._exit(code)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _WAITED)
         channel.close()
         self.children[pid] = (slot, time.monotonic())
 

@@ -10,16 +10,21 @@ processes on a real redis-server, where which worker holds a connection is read 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
+import resource
+import select
 import signal
 import socket
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from server import codes
 from server.ops import supervisor
-from server.ops.supervisor import Router, room_of, slot_of
+from server.ops.supervisor import READY, Router, room_of, slot_of
 from tests.processes import Process
 from tests.server.driver import play, seat_clients, start
 from tests.server.harness import Client, create_room, serve_process
@@ -82,18 +87,32 @@ def test_a_rooms_worker_is_the_same_in_every_supervisor() -> None:
 # -- the router, on real sockets in this process ------------------------------------------------
 
 
+class Clock:
+    """The router's clock, moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class Ports:
     """A router on a free loopback port with a channel per slot (this test reads the workers'
-    ends), and clients to connect to it."""
+    ends; each worker says it is ready unless ``ready`` leaves it out), and clients."""
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, ready: tuple[int, ...] | None = None) -> None:
         listener = supervisor.listening_socket("127.0.0.1", 0)
         self.port = listener.getsockname()[1]
-        self.router = Router(listener, count)
+        self.clock = Clock()
+        self.router = Router(listener, count, clock=self.clock)
         self.ends = {slot: self.router.channel(slot) for slot in range(count)}
         for end in self.ends.values():
             end.settimeout(5)
         self.clients: list[socket.socket] = []
+        for slot in range(count) if ready is None else ready:
+            self.ends[slot].send(READY)
+        self.pump(lambda: self.router.ready == set(range(count) if ready is None else ready))
 
     def connect(self, first: bytes = b"") -> socket.socket:
         client = socket.create_connection(("127.0.0.1", self.port), timeout=5)
@@ -102,16 +121,20 @@ class Ports:
         self.clients.append(client)
         return client
 
-    def route(self, handed: int = 1) -> None:
-        """Run the router until it has handed on ``handed`` more connections."""
-        want = self.router.handed + handed
+    def pump(self, done: Callable[[], bool]) -> None:
+        """Run the router until ``done()``."""
         for _ in range(1000):
+            if done():
+                return
             for ready in self.router.select(5.0):
                 ready()
             self.router.expire()
-            if self.router.handed >= want:
-                return
-        raise AssertionError("the router handed nothing on")
+        raise AssertionError("the router never got there")
+
+    def route(self, handed: int = 1) -> None:
+        """Run the router until it has handed on ``handed`` more connections."""
+        want = self.router.handed + handed
+        self.pump(lambda: self.router.handed >= want)
 
     def received(self, slot: int) -> socket.socket:
         """The connection the worker in ``slot`` was handed."""
@@ -132,14 +155,14 @@ class Ports:
         return True
 
     def close(self) -> None:
-        for sock in [*self.clients, *self.ends.values()]:
-            sock.close()
         self.router.close()
         self.router.selector.close()
+        for sock in [*self.clients, *self.ends.values()]:
+            sock.close()
 
 
 @pytest.fixture
-def ports() -> object:
+def ports() -> Iterator[Ports]:
     made = Ports(3)
     yield made
     made.close()
@@ -156,8 +179,9 @@ def test_the_worker_is_handed_the_connection_with_every_byte_the_router_peeked_a
     assert served.recv(1024) == request, "the worker reads the request from its first byte"
     served.sendall(b"HTTP/1.1 200 OK\r\n\r\n")
     assert client.recv(1024) == b"HTTP/1.1 200 OK\r\n\r\n", "and answers the client itself"
-    served.close()
     assert not [s for s in range(3) if s != slot and ports.waiting(s)]
+    served.close()
+    assert client.recv(1024) == b"", "the supervisor kept no copy: the worker's close ends it"
 
 
 def test_every_connection_of_a_room_goes_to_one_worker(ports: Ports) -> None:
@@ -178,6 +202,17 @@ def test_requests_that_name_no_room_go_round_the_workers_in_turn(ports: Ports) -
     assert slots == [0, 1, 2, 0, 1, 2]
 
 
+def test_a_request_line_that_comes_in_pieces_is_routed_by_the_whole_of_it(ports: Ports) -> None:
+    client = ports.connect(b"GET /ws/K7")
+    peeks = ports.router.peeks
+    ports.pump(lambda: ports.router.peeks > peeks)  # it saw the first piece, and waits
+    assert ports.router.handed == 0
+    client.sendall(b"QXM HTTP/1.1\r\n\r\n")
+    ports.clock.now += supervisor.PEEK_AGAIN  # time to look again
+    ports.route()
+    assert ports.received(slot_of("K7QXM", 3)).recv(1024).startswith(b"GET /ws/K7QXM ")
+
+
 def test_a_room_whose_worker_is_down_goes_to_the_next_worker(ports: Ports) -> None:
     slot = slot_of("K7QXM", 3)
     ports.router.drop(slot)  # its worker died: the supervisor drops its channel
@@ -196,11 +231,55 @@ def test_a_room_whose_worker_died_unseen_goes_to_the_next_worker(ports: Ports) -
     ports.received((slot + 1) % 3).close()
 
 
+def test_a_room_whose_worker_has_a_full_channel_goes_to_the_next_worker(ports: Ports) -> None:
+    slot = slot_of("K7QXM", 3)
+    ours = ports.router.channels[slot]
+    with pytest.raises(BlockingIOError):
+        while True:
+            ours.send(b"x")  # the worker is not reading: its channel fills
+    ports.connect(b"GET /ws/K7QXM HTTP/1.1\r\n\r\n")
+    ports.route()
+    ports.received((slot + 1) % 3).close()
+
+
+def test_a_worker_that_is_not_ready_yet_is_passed_over_for_one_that_is() -> None:
+    slot = slot_of("K7QXM", 3)
+    ports = Ports(3, ready=((slot + 2) % 3,))  # a restarted worker, and one still starting
+    try:
+        ports.connect(b"GET /ws/K7QXM HTTP/1.1\r\n\r\n")
+        ports.route()
+        ports.received((slot + 2) % 3).close()
+    finally:
+        ports.close()
+
+
+def test_before_any_worker_is_ready_a_room_waits_for_its_own() -> None:
+    ports = Ports(3, ready=())
+    try:
+        ports.connect(b"GET /ws/K7QXM HTTP/1.1\r\n\r\n")
+        ports.route()
+        ports.received(slot_of("K7QXM", 3)).close()
+    finally:
+        ports.close()
+
+
+def test_a_client_no_worker_can_take_is_told_503_not_reset(ports: Ports) -> None:
+    for slot in range(3):
+        ports.router.drop(slot)
+    client = ports.connect(b"GET /ws/K7QXM HTTP/1.1\r\n\r\n")
+    ports.pump(lambda: ports.router.peeks > 0 and not ports.router.waiting)
+    answer = client.recv(1024)
+    assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), answer
+    assert client.recv(1024) == b"", "then the connection closes"
+
+
 def test_a_connection_that_says_nothing_is_handed_on_when_its_wait_is_over(
-    ports: Ports, monkeypatch: pytest.MonkeyPatch
+    ports: Ports,
 ) -> None:
-    monkeypatch.setattr(supervisor, "FIRST_BYTES_WAIT", 0.0)
     ports.connect()  # and never a byte
+    ports.pump(lambda: bool(ports.router.waiting))
+    assert ports.router.handed == 0
+    ports.clock.now += supervisor.FIRST_BYTES_WAIT
     ports.route()
     assert ports.waiting(0), "the next worker in turn has it"
     assert not ports.router.waiting
@@ -208,19 +287,56 @@ def test_a_connection_that_says_nothing_is_handed_on_when_its_wait_is_over(
 
 def test_a_connection_closed_before_a_word_is_handed_to_nobody(ports: Ports) -> None:
     ports.connect().close()
-    for _ in range(1000):
-        for ready in ports.router.select(5.0):
-            ready()
-        if not ports.router.waiting:
-            break
+    ports.pump(lambda: not ports.router.waiting and ports.router.peeks > 0)
     assert ports.router.handed == 0
     assert not [s for s in range(3) if ports.waiting(s)]
+
+
+class NoDescriptors:
+    """The listening socket, as it is when the process has no descriptor left."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.accepts = 0
+
+    def fileno(self) -> int:
+        return self.sock.fileno()
+
+    def accept(self) -> Any:
+        self.accepts += 1
+        raise OSError(errno.EMFILE, "Too many open files")
+
+
+def test_out_of_descriptors_the_router_pauses_accepting_instead_of_spinning(
+    ports: Ports,
+) -> None:
+    listener = ports.router.listener
+    full = NoDescriptors(listener)
+    ports.router.listener = full  # type: ignore[assignment]
+    ports.connect(b"GET /healthz HTTP/1.1\r\n\r\n")
+    ports.pump(lambda: ports.router.paused_until is not None)
+    for _ in range(5):  # the connection waits in the backlog; nobody calls accept meanwhile
+        for ready in ports.router.select(0.0):
+            ready()
+    assert full.accepts == 1
+    ports.router.listener = listener  # a descriptor is free again
+    ports.clock.now += supervisor.ACCEPT_PAUSE
+    ports.route()  # the pause is over: accepted, peeked, handed on
+    assert ports.router.paused_until is None
 
 
 def test_after_the_drain_begins_the_port_refuses_new_connections(ports: Ports) -> None:
     ports.router.close()
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", ports.port), timeout=5).close()
+
+
+def test_at_the_drain_connections_accepted_but_not_yet_routed_are_handed_on(ports: Ports) -> None:
+    ports.connect(b"GET /ws/K7")  # half a request line: still waiting in the router
+    ports.pump(lambda: ports.router.peeks > 0)
+    assert ports.router.waiting
+    ports.router.close()
+    assert ports.router.handed == 1 and not ports.router.waiting
 
 
 # -- parlor serve --workers 2 -------------------------------------------------------------------
@@ -292,17 +408,26 @@ def test_a_rooms_players_all_sit_on_one_worker_and_its_game_plays(redis_clean: s
         asyncio.run(scenario())
 
 
-def _gone(pid: int, server: Process) -> None:
-    """Wait until ``pid`` (a worker) is dead: reaped, or a zombie."""
-    for _ in range(300):
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except FileNotFoundError:
-            return
-        if state == "Z":
-            return
-        server.exits_within(0.05)
-    raise AssertionError(f"worker {pid} did not die")
+async def _kill_and_watch(
+    server: Process, addr: str, code: str, own: int, other: int
+) -> list[tuple[int, bool]]:
+    """SIGKILL the room's worker ``own``, then connect to the room until a worker other than
+    ``other`` serves it: each connection's worker, and whether a replacement of ``own``
+    existed yet once the connection was up (if not, it cannot have served it)."""
+    port = int(addr.rsplit(":", 1)[1])
+    os.kill(own, signal.SIGKILL)
+    await asyncio.to_thread(_exited, own)
+    seen: list[tuple[int, bool]] = []
+    for _ in range(400):
+        # A connection upgraded to a WebSocket: a worker serves it.
+        client = await Client.open(f"ws://{addr}", code)
+        now = children(server.pid)
+        seen.append((worker_of(client, port, now), bool(now - {other})))
+        await client.close()
+        if seen[-1][0] != other:
+            return seen
+        await asyncio.to_thread(server.exits_within, 0.02)
+    raise AssertionError(f"no new worker served the room: {seen}")
 
 
 def test_a_room_is_served_by_the_other_worker_while_its_own_restarts_then_by_the_new_one(
@@ -320,26 +445,68 @@ def test_a_room_is_served_by_the_other_worker_while_its_own_restarts_then_by_the
             other = (workers - {own}).pop()
             await first[0].close()
 
-            os.kill(own, signal.SIGKILL)
-            await asyncio.to_thread(_gone, own, server)
-            # A worker that dies young is started again after a pause; until its replacement
-            # exists the other worker serves the room, then the replacement does. (Which of
-            # the two a given connection meets depends on when the supervisor restarts it:
-            # the router's unit tests above pin each case down.)
-            seen: list[tuple[int, bool]] = []
-            for _ in range(200):
-                replaced = bool(children(server.pid) - {other})
-                # A connection upgraded to a WebSocket: a worker serves it.
-                client = await Client.open(f"ws://{addr}", code)
-                seen.append((worker_of(client, port, children(server.pid)), replaced))
-                await client.close()
-                if seen[-1][0] != other:
-                    break
-                await asyncio.to_thread(server.exits_within, 0.05)
+            seen = await _kill_and_watch(server, addr, code, own, other)
             assert all(pid == other for pid, replaced in seen if not replaced), seen
-            assert seen[-1][0] not in (own, other), "in the end the new worker serves it"
+            young = seen[-1][0]
+            assert young not in (own, other), "in the end the new worker serves it"
+            # Again, now that the room's worker is seconds old: one that dies that young is
+            # restarted only after a pause (a second or more), so the room is served by the
+            # other worker meanwhile.
+            seen = await _kill_and_watch(server, addr, code, young, other)
+            down = [pid for pid, replaced in seen if not replaced]
+            assert down and set(down) == {other}, seen
+            assert seen[-1][0] not in (own, young, other)
 
         asyncio.run(scenario())
+
+
+def test_sigint_to_the_supervisor_drains_every_worker_and_ends_it(redis_clean: str) -> None:
+    with serve_process(redis_clean, args=("--workers", "2")) as (server, addr):
+        workers = children(server.pid)
+
+        async def scenario() -> None:
+            code = await create_room(f"http://{addr}", "toy", {"hand": 4})
+            clients = await seat_clients([f"ws://{addr}"], code, 2)
+            server.send_signal(signal.SIGINT)
+            for client in clients:
+                await asyncio.wait_for(client.ws.wait_closed(), 30)
+                assert client.ws.close_code == 1012
+
+        asyncio.run(scenario())
+        assert server.exits_within(30)
+        assert server.wait(0) == 0
+        for pid in workers:
+            _exited(pid)
+
+
+def test_workers_drain_and_end_when_their_supervisor_is_killed(redis_clean: str) -> None:
+    with serve_process(redis_clean, args=("--workers", "2")) as (server, addr):
+        workers = children(server.pid)
+
+        async def scenario() -> None:
+            code = await create_room(f"http://{addr}", "toy", {"hand": 4})
+            clients = await seat_clients([f"ws://{addr}"], code, 2)
+            server.kill()  # SIGKILL: no drain passed on; each worker sees it is alone
+            for client in clients:
+                await asyncio.wait_for(client.ws.wait_closed(), 30)
+                assert client.ws.close_code == 1012, "told to resume elsewhere, not dropped"
+
+        asyncio.run(scenario())
+        for pid in workers:
+            _exited(pid)
+
+
+def _exited(pid: int, timeout: float = 30.0) -> None:
+    """Wait until ``pid`` has exited (a pidfd turns readable then, child or not)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    assert ready, f"worker {pid} still runs without its supervisor"
 
 
 def test_when_the_supervisor_drains_the_port_closes_and_players_are_told_to_resume(
@@ -362,3 +529,14 @@ def test_when_the_supervisor_drains_the_port_closes_and_players_are_told_to_resu
         asyncio.run(scenario())
         assert server.exits_within(30)
         assert server.wait(0) == 0
+
+
+def test_the_supervisor_raises_its_open_files_limit_to_the_hard_one() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    lower = min(soft, 1024) if hard > 1024 else max(64, hard // 2)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (lower, hard))
+    try:
+        supervisor._more_descriptors()
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
