@@ -6,8 +6,8 @@ The behaviour tests fail with ``policy_v1.choose`` (each asserts what v1 does th
 import pytest
 
 from rules.contract import BOT_LEVELS
-from rules.numberswap import policy_v1
-from rules.numberswap.actions import Draw, SwapDrawn, TakeDiscard
+from rules.numberswap import policy, policy_v1
+from rules.numberswap.actions import DiscardDrawn, Draw, SwapDrawn, TakeDiscard
 from rules.numberswap.state import Phase, State
 from rules.rng import Rng
 from tests.rules.conformance import bot_game
@@ -126,3 +126,18 @@ def test_every_level_plays_legal_moves_and_finishes_games(level: str) -> None:
         assert GAME.result(state) is not None
     assert GAME.result(bot_game(GAME, 2, 1)) is not None
     assert Phase.OVER
+
+
+def test_strong_puts_a_drawn_card_beside_its_twin_to_hunt_a_clear(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A drawn 7 and a face-up 7 in the last column (two cards there still face down): strong
+    # swaps the 7 in beside its twin, a pair toward a clear (R5); weighing pairs as the other
+    # levels do, it would throw the 7 away and turn the card up instead (issue 31: hunting
+    # clears harder is what lifted strong at a table of eight).
+    mine = grid([10, 4, 7, 0, 0, -1, 3, 7, 0, 12, 7, 12], up=(3, 4, 10))
+    theirs = grid([0, 0, -1, 5, 6, 8, 10, 0, 10, 11, 11, 4], up=(2, 11))
+    state = position([mine, theirs], drawn=7, discard=(6,))
+    assert GAME.bot_action(state, 0, RNG, "strong") == SwapDrawn(position=9)
+    monkeypatch.setattr(policy, "PAIR_STRONG", policy.PAIR)
+    assert GAME.bot_action(state, 0, RNG, "strong") == DiscardDrawn(flip=9)
