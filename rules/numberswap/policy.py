@@ -11,9 +11,9 @@ has ended the round.
   counts a column of three equal values as gone, and builds pairs toward one. It goes out (turns
   up its last face-down card) only when it is very likely to be strictly lowest, even after
   every other seat mends its grid by ``MEND_STRONG`` on its last turn; and R7's doubling
-  weighs ``RISK_STRONG`` times its expected cost. It values a pair toward a clear more than
-  the other levels do (``PAIR_STRONG``). Otherwise it keeps a face-down card and
-  plays on.
+  weighs ``RISK_STRONG`` times its expected cost. Otherwise it keeps a face-down card and
+  plays on. With more than two players it values a pair toward a clear more than the other
+  levels do (``PAIR_STRONG``).
   It never takes a discard that leaves its grid no better (that only puts off drawing), and in
   a standoff (every seat down to one face-down card, the pile drawn low) it now and then goes
   out anyway, so that bots never wait for each other for ever.
@@ -60,9 +60,11 @@ MEND_STRONG = 5.0
 MEND = 1.5
 #: How a pair of equal face-up values in a full column counts toward clearing it (R5): the
 #: column's expected total drops by ``weight`` x the chance that the third card comes
-#: (``3 x`` its share of the unseen cards, at most ``cap``). ``strong`` hunts clears harder,
-#: which pays at a big table (issue 31: 8 seats against one reference player and six normal
-#: bots, 1,000 games, 17.4% -> 20.7%; heads-up 71.3% -> 72.9%).
+#: (``3 x`` its share of the unseen cards, at most ``cap``). ``strong`` hunts clears harder
+#: with more than two players: to win it must end lowest of many, and a clear is the big swing
+#: that does it (issue 31: 8 seats against one reference player and six normal bots, 1,000
+#: games each, 17.4% -> 20.7% and 20.6%). Heads-up it gains nothing (71.3% -> 72.9% at one
+#: seed, 68.5% -> 66.5% at another), so there it weighs pairs as the other levels do.
 PAIR_STRONG = (0.9, 0.75)
 PAIR = (0.6, 0.5)
 #: A standoff needs the draw pile under this many cards (it has been drawn down).
@@ -101,8 +103,9 @@ def choose(state: State, seat: int, rng: Rng, level: str = "normal") -> AnyActio
     # the other to go out would otherwise play one round for ever.
     bold = roll < BOLD and _standoff(state)
     if level == "strong":
+        pairs = PAIR_STRONG if state.seats > 2 else PAIR
         model = _Model(
-            state, seat, careful=not bold, risk=RISK_STRONG, mend=MEND_STRONG, pairs=PAIR_STRONG
+            state, seat, careful=not bold, risk=RISK_STRONG, mend=MEND_STRONG, pairs=pairs
         )
     else:
         model = _Model(state, seat, careful=not bold)

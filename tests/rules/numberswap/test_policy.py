@@ -128,16 +128,20 @@ def test_every_level_plays_legal_moves_and_finishes_games(level: str) -> None:
     assert Phase.OVER
 
 
-def test_strong_puts_a_drawn_card_beside_its_twin_to_hunt_a_clear(
+def test_strong_puts_a_drawn_card_beside_its_twin_to_hunt_a_clear_at_a_bigger_table(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A drawn 7 and a face-up 7 in the last column (two cards there still face down): strong
-    # swaps the 7 in beside its twin, a pair toward a clear (R5); weighing pairs as the other
-    # levels do, it would throw the 7 away and turn the card up instead (issue 31: hunting
-    # clears harder is what lifted strong at a table of eight).
-    mine = grid([10, 4, 7, 0, 0, -1, 3, 7, 0, 12, 7, 12], up=(3, 4, 10))
-    theirs = grid([0, 0, -1, 5, 6, 8, 10, 0, 10, 11, 11, 4], up=(2, 11))
-    state = position([mine, theirs], drawn=7, discard=(6,))
-    assert GAME.bot_action(state, 0, RNG, "strong") == SwapDrawn(position=9)
+    # A drawn 8 and a face-up 8 in the last column (two cards there still face down): at a
+    # table of three strong swaps the 8 in beside its twin, a pair toward a clear (R5);
+    # weighing pairs as the other levels do (and as it does heads-up), it would throw the 8
+    # away and turn the card up instead (issue 31: hunting clears harder lifted strong at a
+    # table of eight). Found in a game of three strong bots (seed 0).
+    mine = grid([2, 4, 5, 5, 12, 2, 7, 3, 4, 7, 12, 8], up=(3, 11))
+    ben = grid([6, 5, 12, 9, 9, 4, 11, 6, 12, 0, 10, 0], up=(1, 6, 7))
+    cleo = grid([0, 2, 7, 0, 9, 11, 3, 3, 2, 7, 2, 5], up=(1, 7))
+    three = position([mine, ben, cleo], drawn=8, discard=(6,))
+    assert GAME.bot_action(three, 0, RNG, "strong") == SwapDrawn(position=9)
+    two = position([mine, ben], drawn=8, discard=(6,))
+    assert GAME.bot_action(two, 0, RNG, "strong") == DiscardDrawn(flip=9)
     monkeypatch.setattr(policy, "PAIR_STRONG", policy.PAIR)
-    assert GAME.bot_action(state, 0, RNG, "strong") == DiscardDrawn(flip=9)
+    assert GAME.bot_action(three, 0, RNG, "strong") == DiscardDrawn(flip=9)
