@@ -14,7 +14,7 @@ import pytest
 
 from rules.codec import unpack
 from server.stores.redis_store import RedisStore
-from tests.deploy.topology import ROOT, compose, compose_redis_flags, topology
+from tests.deploy.topology import ROOT, Topology, compose, compose_redis_flags, topology
 from tests.server.driver import check_log_replays, seat_clients, start
 from tests.server.harness import Client, create_room
 
@@ -104,25 +104,35 @@ async def test_a_game_is_played_through_the_proxy_across_two_replicas() -> None:
         assert acked(clients) == log
 
 
+async def game_in_play(top: Topology, rnd: random.Random, steps: int) -> tuple[str, list[Client]]:
+    """A room's game begun through the proxy and ``steps`` actions into it."""
+    code = await create_room(top.proxy.http, GAME, OPTIONS)
+    clients = await seat_clients([top.proxy.ws], code, SEATS)
+    await begin(clients)
+    for _ in range(steps):
+        await step(clients, rnd)
+    return code, clients
+
+
+async def reconnect(top: Topology, code: str, clients: list[Client]) -> None:
+    """Every client reconnects through the proxy and resumes its seat by token, as a person
+    reloading would."""
+    for seat, client in enumerate(clients):
+        token = client.welcome["token"]  # type: ignore[index]
+        await client.close()
+        clients[seat] = await Client.open(top.proxy.ws, code)
+        clients[seat].seq = client.seq
+        await clients[seat].resume(token)
+
+
 async def test_a_replica_killed_mid_game_players_reconnect_through_the_proxy_and_finish() -> None:
     with topology() as top:
-        code = await create_room(top.proxy.http, GAME, OPTIONS)
-        clients = await seat_clients([top.proxy.ws], code, SEATS)
-        tokens = [c.welcome["token"] for c in clients]  # type: ignore[index]
-        await begin(clients)
         rnd = random.Random(2)
-        for _ in range(6):
-            await step(clients, rnd)
+        code, clients = await game_in_play(top, rnd, 6)
         before = acked(clients)
         top.replicas[0].kill()
-        # Every client reconnects through the proxy (some were on the dead replica, and a
-        # person reloading would do the same) and resumes its seat by token.
-        for seat in range(SEATS):
-            last_seq = clients[seat].seq
-            await clients[seat].close()
-            clients[seat] = await Client.open(top.proxy.ws, code)
-            clients[seat].seq = last_seq
-            await clients[seat].resume(tokens[seat])
+        # Some were on the dead replica; all reconnect.
+        await reconnect(top, code, clients)
         while await step(clients, rnd):
             pass
         room, log = await logged(top.redis.url, code)
@@ -175,7 +185,7 @@ async def connections(http: httpx.AsyncClient, port: int) -> int:
     return int(float(line.split()[1]))
 
 
-async def held(top: Any, want: int | None = None) -> list[int]:
+async def held(top: Topology, want: int | None = None) -> list[int]:
     """Each replica's connections; with ``want``, once they add up to it (bounded wait: a
     closed connection leaves its replica a moment after the client's close returns)."""
     async with httpx.AsyncClient() as http:
@@ -206,22 +216,12 @@ async def test_a_rooms_players_all_reach_one_replica_through_the_proxy() -> None
 
 async def test_a_rooms_players_all_move_to_one_replica_when_theirs_dies() -> None:
     with topology(replicas=3) as top:
-        code = await create_room(top.proxy.http, GAME, OPTIONS)
-        clients = await seat_clients([top.proxy.ws], code, SEATS)
-        tokens = [c.welcome["token"] for c in clients]  # type: ignore[index]
-        await begin(clients)
         rnd = random.Random(3)
-        for _ in range(4):
-            await step(clients, rnd)
+        code, clients = await game_in_play(top, rnd, 4)
         home = (await held(top, SEATS)).index(SEATS)
         before = acked(clients)
         top.replicas[home].kill()
-        for seat in range(SEATS):
-            last_seq = clients[seat].seq
-            await clients[seat].close()
-            clients[seat] = await Client.open(top.proxy.ws, code)
-            clients[seat].seq = last_seq
-            await clients[seat].resume(tokens[seat])
+        await reconnect(top, code, clients)
         alive = [r for i, r in enumerate(top.replicas) if i != home]
         async with httpx.AsyncClient() as http:
             counts = [await connections(http, r.port) for r in alive]

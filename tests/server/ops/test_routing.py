@@ -460,19 +460,21 @@ def test_a_room_is_served_by_the_other_worker_while_its_own_restarts_then_by_the
         asyncio.run(scenario())
 
 
+async def _players_told_to_resume(addr: str, end: Callable[[], None]) -> None:
+    """Two players in a room; ``end()`` (a signal to the supervisor); both are told 1012
+    "service restart" (resume elsewhere), not dropped."""
+    code = await create_room(f"http://{addr}", "toy", {"hand": 4})
+    clients = await seat_clients([f"ws://{addr}"], code, 2)
+    end()
+    for client in clients:
+        await asyncio.wait_for(client.ws.wait_closed(), 30)
+        assert client.ws.close_code == 1012
+
+
 def test_sigint_to_the_supervisor_drains_every_worker_and_ends_it(redis_clean: str) -> None:
     with serve_process(redis_clean, args=("--workers", "2")) as (server, addr):
         workers = children(server.pid)
-
-        async def scenario() -> None:
-            code = await create_room(f"http://{addr}", "toy", {"hand": 4})
-            clients = await seat_clients([f"ws://{addr}"], code, 2)
-            server.send_signal(signal.SIGINT)
-            for client in clients:
-                await asyncio.wait_for(client.ws.wait_closed(), 30)
-                assert client.ws.close_code == 1012
-
-        asyncio.run(scenario())
+        asyncio.run(_players_told_to_resume(addr, lambda: server.send_signal(signal.SIGINT)))
         assert server.exits_within(30)
         assert server.wait(0) == 0
         for pid in workers:
@@ -482,16 +484,8 @@ def test_sigint_to_the_supervisor_drains_every_worker_and_ends_it(redis_clean: s
 def test_workers_drain_and_end_when_their_supervisor_is_killed(redis_clean: str) -> None:
     with serve_process(redis_clean, args=("--workers", "2")) as (server, addr):
         workers = children(server.pid)
-
-        async def scenario() -> None:
-            code = await create_room(f"http://{addr}", "toy", {"hand": 4})
-            clients = await seat_clients([f"ws://{addr}"], code, 2)
-            server.kill()  # SIGKILL: no drain passed on; each worker sees it is alone
-            for client in clients:
-                await asyncio.wait_for(client.ws.wait_closed(), 30)
-                assert client.ws.close_code == 1012, "told to resume elsewhere, not dropped"
-
-        asyncio.run(scenario())
+        # SIGKILL: no drain is passed on; each worker sees that it is alone.
+        asyncio.run(_players_told_to_resume(addr, server.kill))
         for pid in workers:
             _exited(pid)
 
@@ -514,19 +508,10 @@ def test_when_the_supervisor_drains_the_port_closes_and_players_are_told_to_resu
 ) -> None:
     with serve_process(redis_clean, args=("--workers", "2")) as (server, addr):
         host, port = addr.rsplit(":", 1)
-
-        async def scenario() -> None:
-            code = await create_room(f"http://{addr}", "toy", {"hand": 4})
-            clients = await seat_clients([f"ws://{addr}"], code, 2)
-            server.send_signal(signal.SIGTERM)
-            for client in clients:
-                await asyncio.wait_for(client.ws.wait_closed(), 30)
-                assert client.ws.close_code == 1012
-            # The supervisor closed the port before it passed the signal on.
-            with pytest.raises(ConnectionRefusedError):
-                socket.create_connection((host, int(port)), timeout=5).close()
-
-        asyncio.run(scenario())
+        asyncio.run(_players_told_to_resume(addr, lambda: server.send_signal(signal.SIGTERM)))
+        # The supervisor closed the port as it passed the signal on, before any player heard.
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection((host, int(port)), timeout=5).close()
         assert server.exits_within(30)
         assert server.wait(0) == 0
 
