@@ -600,7 +600,8 @@ class Supervisor:
             for sig in signals:
                 if sig in (signal.SIGTERM, signal.SIGINT):
                     self._stop(force=self.stopping and sig == signal.SIGINT)
-            result = max(result, self._reap())
+            if signal.SIGCHLD in signals:  # not on every connection routed: only when told
+                result = max(result, self._reap())
             now = time.monotonic()
             if self.stopping and now >= self.deadline:
                 for pid in self.children:
